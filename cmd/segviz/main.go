@@ -1,0 +1,122 @@
+// Command segviz inspects, checks and builds Kafka partition directories,
+// and serves a visualiser of them.
+//
+// Usage:
+//
+//	segviz dump [--deep] [--print-data] [--json] FILE...
+//
+// Run `segviz help` or `segviz COMMAND --help` for details.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes. They are part of the command's interface.
+const (
+	exitOK      = 0 // success, nothing wrong found
+	exitProblem = 1 // the input has problems (corruption, torn tail, ...)
+	exitUsage   = 2 // bad command line
+	exitFailure = 3 // the command could not run (I/O error, ...)
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"dump", "print the batches, records, and index entries of segment files", runDump},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 {
+			for _, c := range commands {
+				if c.name == args[1] {
+					return c.run([]string{"--help"}, stdout, stderr)
+				}
+			}
+		}
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "segviz: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `segviz inspects Kafka partition directories: the .log, .index and
+.timeindex files a broker writes.
+
+Usage:
+  segviz COMMAND [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "segviz COMMAND --help" for a command's flags and examples.
+
+Exit status: 0 when all is well, 1 when the input has problems (corruption,
+a torn tail), 2 for a bad command line, 3 when the command could not run.
+`)
+}
+
+// newFlagSet returns a flag set whose --help prints the given text and the
+// flags, and whose errors are reported once.
+func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("segviz "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), help)
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and maps the outcome to an exit code: -1 to go on.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) int {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	return -1
+}

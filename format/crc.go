@@ -1,0 +1,18 @@
+package format
+
+import "hash/crc32"
+
+// castagnoli is built once; crc32 uses the SSE4.2/ARMv8 instructions for it
+// where the CPU has them, and slicing-by-8 elsewhere (including wasm).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CRC32C returns the CRC-32C (Castagnoli) checksum of b: the checksum of a
+// v2 record batch (over bytes [21, end)) and of a producer snapshot.
+func CRC32C(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// UpdateCRC32C continues a CRC-32C checksum crc over b.
+func UpdateCRC32C(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli, b) }
+
+// CRC32IEEE returns the CRC-32 (IEEE, as zlib computes it) of b: the
+// checksum of a legacy v0/v1 message (over [magic, end)).
+func CRC32IEEE(b []byte) uint32 { return crc32.ChecksumIEEE(b) }

@@ -1,0 +1,478 @@
+package index
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sync/atomic"
+
+	"github.com/segkit/segkit/vfs"
+)
+
+// EntryFile is the storage under both kinds of index: a file of fixed-size
+// entries, preallocated like Kafka's AbstractIndex, whose entries are kept
+// in memory. OffsetIndex uses it with 8-byte entries and
+// timeindex.TimeIndex with 12-byte ones; most code wants those types, which
+// add the meaning of the entries and Kafka's append rules.
+//
+// Kafka maps the file into memory and writes entries into the mapping. An
+// EntryFile reads the file once, at open, keeping only the bytes up to the
+// last non-zero one (a 10 MiB preallocated index whose entries fill 8 KiB
+// costs 8 KiB, not 10 MiB), and writes each appended entry with one
+// WriteAt at its slot. Reads never touch the file again.
+//
+// # Concurrency
+//
+// One goroutine may mutate an EntryFile (Append, TruncateEntries,
+// DiscardPadding, Resize, Flush, Close, Rename, Delete) while any number of
+// others read it (View, Entries, MaxEntries, Length, Padding, Path,
+// Writable): readers see a consistent snapshot, published atomically after
+// each change, and are never blocked. Mutating calls must not run
+// concurrently with each other.
+type EntryFile struct {
+	fsys         vfs.FS
+	f            vfs.File // nil after Close or Delete
+	entrySize    int
+	maxIndexSize int
+	writable     bool
+	path         atomic.Pointer[string]
+	v            atomic.Pointer[view]
+}
+
+// view is one published state. Bytes of data that a published view covers
+// are never written again: an append writes past them, and anything that
+// removes entries copies the survivors to a new array first. That is what
+// lets readers go without locks.
+type view struct {
+	// data holds the bytes of entries [0, len(data)/entrySize). Entries in
+	// [len(data)/entrySize, entries) are known to be zero on disk and are
+	// not kept (the zero tail of an untrimmed index).
+	data       []byte
+	entries    int
+	maxEntries int
+	length     int64 // file length
+	// tail is the number of bytes after the last whole entry slot
+	// (length % entrySize); tailZero says whether they are all zero.
+	tail     int
+	tailZero bool
+}
+
+// View is a snapshot of an EntryFile's entries. It stays valid, and
+// unchanged, however the EntryFile changes later.
+type View struct {
+	data       []byte
+	entrySize  int
+	Entries    int   // entries Kafka would trust: floor(length/entrySize) at open, then as appended and truncated
+	MaxEntries int   // floor(Length/entrySize)
+	Length     int64 // file length in bytes
+}
+
+var zeroEntry [16]byte
+
+// Entry returns the bytes of entry i, which must be in [0, Entries). They
+// alias the snapshot; do not modify them.
+func (v View) Entry(i int) []byte {
+	if uint(i) >= uint(v.Entries) {
+		panic("index: entry index out of range")
+	}
+	if off := i * v.entrySize; off < len(v.data) {
+		return v.data[off : off+v.entrySize : off+v.entrySize]
+	}
+	return zeroEntry[:v.entrySize:v.entrySize]
+}
+
+// Data returns the bytes of the entries held in memory: a prefix of
+// [0, Entries*entrySize) that ends at the last non-zero entry read or
+// written (the rest is zero). It aliases the snapshot.
+func (v View) Data() []byte { return v.data }
+
+// Padding describes the zero bytes at the end of an index file that Kafka
+// trusts as entries: the tail an index leaves when the broker stops before
+// trimming it (a crash, or the active segment's preallocated index copied
+// while the broker ran). Kafka reads such a file as floor(length/entrySize)
+// entries, the zero ones included, which is the root of KAFKA-10207,
+// KAFKA-12734 and KAFKA-19200.
+type Padding struct {
+	// Entries is the number of entries Kafka trusts (View.Entries).
+	Entries int
+	// ValidEntries is the number of entries before the trailing run of
+	// all-zero entries. Kafka never writes an all-zero offset-index entry;
+	// a time index's first entry may legitimately be all zero (timestamp 0
+	// at the base offset), and a file holding only that entry is reported
+	// as padding.
+	ValidEntries int
+	// ZeroBytes is the length of that zero run, plus a partial trailing
+	// entry if it is zero too.
+	ZeroBytes int64
+	// Untrimmed reports ValidEntries < Entries: Kafka would read
+	// Entries-ValidEntries zero entries as real ones.
+	Untrimmed bool
+}
+
+// OpenEntryFile opens (or, if writable, creates) the index file at path of
+// fsys with entries of entrySize bytes.
+//
+// Existing files are read whole, as Kafka maps them: floor(length/entrySize)
+// entries are trusted (Padding reports zero ones). When writable, a file
+// shorter than roundDown(maxIndexSize, entrySize) is extended to it with
+// zeros (Kafka preallocates new files, and resizes the active segment's
+// index to segment.index.bytes when it loads the log); a longer file is left
+// as it is. maxIndexSize must hold at least one entry when writable, and is
+// ignored otherwise. A read-only open never modifies the file, and a missing
+// file is an error matching fs.ErrNotExist.
+func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writable bool) (*EntryFile, error) {
+	if entrySize <= 0 || entrySize > len(zeroEntry) {
+		return nil, opError(path, ErrInvalidSize, "entry size %d", entrySize)
+	}
+	if writable && maxIndexSize < entrySize {
+		return nil, opError(path, ErrInvalidSize, "max index size %d is smaller than one %d-byte entry", maxIndexSize, entrySize)
+	}
+	var f vfs.File
+	var err error
+	if writable {
+		f, err = fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	} else {
+		f, err = fsys.Open(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	x := &EntryFile{fsys: fsys, f: f, entrySize: entrySize, maxIndexSize: maxIndexSize, writable: writable}
+	x.path.Store(&path)
+	if err := x.load(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// load reads the file and publishes the first view; if writable, it
+// preallocates.
+func (x *EntryFile) load() error {
+	st, err := x.f.Stat()
+	if err != nil {
+		return err
+	}
+	length := st.Size()
+	data, nonZeroTail, err := readNonZeroPrefix(x.f, length, x.entrySize)
+	if err != nil {
+		return err
+	}
+	es := int64(x.entrySize)
+	v := &view{data: data, entries: int(length / es), length: length, tail: int(length % es), tailZero: !nonZeroTail}
+	if want := roundDown(int64(x.maxIndexSize), es); x.writable && want > length {
+		if err := x.f.Truncate(want); err != nil {
+			return err
+		}
+		v.length, v.tail, v.tailZero = want, 0, true
+	}
+	v.maxEntries = int(v.length / es)
+	x.v.Store(v)
+	return nil
+}
+
+// readChunk is how much of an index file is read at a time.
+const readChunk = 64 << 10
+
+// readNonZeroPrefix reads the file and returns its whole entry slots up to
+// the last one holding a non-zero byte, and whether the bytes after the
+// last whole slot hold a non-zero byte. Zero runs are counted, not read
+// into memory, unless data follows them.
+func readNonZeroPrefix(r io.ReaderAt, length int64, entrySize int) (data []byte, nonZeroTail bool, err error) {
+	whole := length - length%int64(entrySize)
+	buf := make([]byte, min(length, readChunk))
+	var pending int64 // zero bytes read since the last byte kept
+	for off := int64(0); off < length; {
+		b := buf[:min(int64(len(buf)), length-off)]
+		n, err := r.ReadAt(b, off)
+		if n < len(b) {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, false, err
+		}
+		// Bytes in the partial trailing slot are not kept as data.
+		keep := b[:max(0, min(int64(len(b)), whole-off))]
+		if last := lastNonZero(keep); last >= 0 {
+			// Grow by doubling (append's 1.25x for large slices would copy
+			// an 8 MiB index five times over), never beyond the file.
+			if need := int(pending) + last + 1; cap(data)-len(data) < need {
+				grown := make([]byte, len(data), min(int(whole), max(2*cap(data), len(data)+need)))
+				copy(grown, data)
+				data = grown
+			}
+			data = append(data, make([]byte, pending)...)
+			data = append(data, keep[:last+1]...)
+			pending = int64(len(keep) - last - 1)
+		} else {
+			pending += int64(len(keep))
+		}
+		if len(keep) < len(b) && lastNonZero(b[len(keep):]) >= 0 {
+			nonZeroTail = true
+		}
+		off += int64(len(b))
+	}
+	// Round up to the end of the last non-zero entry.
+	if r := len(data) % entrySize; r != 0 {
+		data = append(data, make([]byte, entrySize-r)...)
+	}
+	return data, nonZeroTail, nil
+}
+
+// lastNonZero returns the index of the last non-zero byte of b, or -1.
+func lastNonZero(b []byte) int {
+	i := len(b)
+	for i >= 8 {
+		w := b[i-8 : i]
+		if w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7] != 0 {
+			break
+		}
+		i -= 8
+	}
+	for i--; i >= 0; i-- {
+		if b[i] != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func roundDown(n, factor int64) int64 { return factor * (n / factor) }
+
+// View returns a snapshot of the entries. It does not allocate.
+func (x *EntryFile) View() View {
+	v := x.v.Load()
+	return View{data: v.data, entrySize: x.entrySize, Entries: v.entries, MaxEntries: v.maxEntries, Length: v.length}
+}
+
+// EntrySize returns the size of an entry.
+func (x *EntryFile) EntrySize() int { return x.entrySize }
+
+// Entries returns the number of entries.
+func (x *EntryFile) Entries() int { return x.v.Load().entries }
+
+// MaxEntries returns how many entries the file has room for.
+func (x *EntryFile) MaxEntries() int { return x.v.Load().maxEntries }
+
+// Length returns the file's length in bytes.
+func (x *EntryFile) Length() int64 { return x.v.Load().length }
+
+// MaxIndexSize returns the maxIndexSize the file was opened with.
+func (x *EntryFile) MaxIndexSize() int { return x.maxIndexSize }
+
+// Writable reports whether the file was opened for writing.
+func (x *EntryFile) Writable() bool { return x.writable }
+
+// Path returns the file's current name.
+func (x *EntryFile) Path() string { return *x.path.Load() }
+
+// Padding reports the zero entries at the end of the trusted ones.
+func (x *EntryFile) Padding() Padding {
+	v := x.v.Load()
+	valid := min(v.entries, len(v.data)/x.entrySize)
+	for valid > 0 && lastNonZero(v.data[(valid-1)*x.entrySize:valid*x.entrySize]) < 0 {
+		valid--
+	}
+	p := Padding{Entries: v.entries, ValidEntries: valid, ZeroBytes: int64(v.entries-valid) * int64(x.entrySize)}
+	if v.tail > 0 && v.tailZero {
+		p.ZeroBytes += int64(v.tail)
+	}
+	p.Untrimmed = valid < v.entries
+	return p
+}
+
+// check returns the error for a mutating call on a read-only or closed file.
+func (x *EntryFile) check() error {
+	if !x.writable {
+		return opError(x.Path(), ErrReadOnly, "opened read-only")
+	}
+	if x.f == nil {
+		return opError(x.Path(), ErrClosed, "closed")
+	}
+	return nil
+}
+
+// Append writes e, which must be EntrySize bytes, in the next slot and
+// publishes it. It fails with ErrIndexFull when the file has no room left
+// (it never writes past its length) and passes I/O errors through; on error
+// nothing is published (a failed write may have left part of the entry in
+// the free slot, as a torn write to Kafka's mapping would).
+func (x *EntryFile) Append(e []byte) error {
+	if len(e) != x.entrySize {
+		panic("index: Append of a wrongly sized entry")
+	}
+	if err := x.check(); err != nil {
+		return err
+	}
+	v := x.v.Load()
+	if v.entries >= v.maxEntries {
+		return opError(x.Path(), ErrIndexFull, "%d entries", v.entries)
+	}
+	off := v.entries * x.entrySize
+	if _, err := x.f.WriteAt(e, int64(off)); err != nil {
+		return err
+	}
+	data := v.data
+	if len(data) < off {
+		// The new entry follows zero entries that were not kept.
+		data = append(data, make([]byte, off-len(data))...)
+	}
+	nv := *v
+	nv.data = append(data, e...)
+	nv.entries++
+	x.v.Store(&nv)
+	return nil
+}
+
+// TruncateEntries keeps the first n entries (n <= Entries) and zeroes the
+// slots of the removed ones in the file, so that a reopened untrimmed file
+// shows them as padding rather than as stale entries (Kafka leaves them).
+// The file keeps its length. An I/O error while zeroing is returned, but
+// the truncation has taken effect.
+func (x *EntryFile) TruncateEntries(n int) error {
+	if err := x.check(); err != nil {
+		return err
+	}
+	v := x.v.Load()
+	if n < 0 || n > v.entries {
+		panic("index: TruncateEntries out of range")
+	}
+	if n == v.entries {
+		return nil
+	}
+	keep := n * x.entrySize
+	nv := *v
+	nv.entries = n
+	if keep >= len(v.data) {
+		x.v.Store(&nv) // only zero entries go: nothing to rewrite
+		return nil
+	}
+	// Readers may still hold v.data; later appends must not write into it,
+	// so the survivors move to a new array.
+	nv.data = slices.Clip(slices.Clone(v.data[:keep]))
+	// The truncation takes effect before the slots are zeroed: if zeroing
+	// fails, the removed entries linger in the file beyond the valid ones
+	// (as they always do in Kafka's files), never inside them.
+	x.v.Store(&nv)
+	return x.zero(int64(keep), int64(len(v.data)))
+}
+
+// zero writes zeros over [from, to) of the file.
+func (x *EntryFile) zero(from, to int64) error {
+	var z [4096]byte
+	for from < to {
+		n := min(to-from, int64(len(z)))
+		if _, err := x.f.WriteAt(z[:n], from); err != nil {
+			return err
+		}
+		from += n
+	}
+	return nil
+}
+
+// DiscardPadding drops the trailing zero entries that Padding reports, so
+// that the index holds what it would hold had it been trimmed before the
+// broker stopped: Entries becomes Padding().ValidEntries and the zero slots
+// become free space. The file is not changed (its bytes there are zero).
+// It reports whether there was padding to drop.
+func (x *EntryFile) DiscardPadding() (bool, error) {
+	if err := x.check(); err != nil {
+		return false, err
+	}
+	p := x.Padding()
+	if !p.Untrimmed {
+		return false, nil
+	}
+	v := x.v.Load()
+	nv := *v
+	nv.entries = p.ValidEntries
+	if keep := p.ValidEntries * x.entrySize; keep < len(v.data) {
+		nv.data = slices.Clip(slices.Clone(v.data[:keep]))
+	}
+	x.v.Store(&nv)
+	return true, nil
+}
+
+// Resize sets the file's length to roundDown(newSize, entrySize), as
+// Kafka's AbstractIndex.resize does, and reports whether it changed. A size
+// below Entries*entrySize fails with ErrInvalidSize (Kafka fails too, with
+// an IllegalArgumentException from the mapping).
+func (x *EntryFile) Resize(newSize int) (bool, error) {
+	if err := x.check(); err != nil {
+		return false, err
+	}
+	es := int64(x.entrySize)
+	rounded := roundDown(int64(newSize), es)
+	v := x.v.Load()
+	if rounded == v.length {
+		return false, nil
+	}
+	if rounded < int64(v.entries)*es || newSize < 0 {
+		return false, opError(x.Path(), ErrInvalidSize, "resize to %d bytes would cut %d entries", newSize, v.entries)
+	}
+	if err := x.f.Truncate(rounded); err != nil {
+		return false, err
+	}
+	nv := *v
+	nv.length, nv.maxEntries, nv.tail, nv.tailZero = rounded, int(rounded/es), 0, true
+	x.v.Store(&nv)
+	return true, nil
+}
+
+// TrimToValidSize resizes the file to its entries (Kafka's
+// trimToValidSize, done when a segment is rolled or closed).
+func (x *EntryFile) TrimToValidSize() error {
+	_, err := x.Resize(x.Entries() * x.entrySize)
+	return err
+}
+
+// Flush makes the file durable (Sync). It does nothing on a read-only file.
+func (x *EntryFile) Flush() error {
+	if !x.writable {
+		return nil
+	}
+	if err := x.check(); err != nil {
+		return err
+	}
+	return x.f.Sync()
+}
+
+// Close closes the file. It does not trim it: a segment trims its indexes
+// (TrimToValidSize) when it rolls or closes, and keeps the active one's
+// preallocated. The entries stay readable in memory.
+func (x *EntryFile) Close() error {
+	if x.f == nil {
+		return opError(x.Path(), ErrClosed, "closed")
+	}
+	err := x.f.Close()
+	x.f = nil
+	return err
+}
+
+// Rename renames the file to newPath, and the EntryFile follows it.
+func (x *EntryFile) Rename(newPath string) error {
+	if x.f == nil {
+		return opError(x.Path(), ErrClosed, "closed")
+	}
+	if err := x.fsys.Rename(x.Path(), newPath); err != nil {
+		return err
+	}
+	x.path.Store(&newPath)
+	return nil
+}
+
+// Delete closes and removes the file (Kafka's deleteIfExists): a file that
+// is already gone is not an error.
+func (x *EntryFile) Delete() error {
+	var cerr error
+	if x.f != nil {
+		cerr = x.f.Close()
+		x.f = nil
+	}
+	if err := x.fsys.Remove(x.Path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return cerr
+}

@@ -1,0 +1,453 @@
+package dumplog
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/record"
+)
+
+// Options select what a dump prints.
+type Options struct {
+	// Deep adds one line per record (--deep, Kafka's --deep-iteration).
+	Deep bool
+	// PrintData adds keys and values (--print-data, Kafka's
+	// --print-data-log); it implies Deep.
+	PrintData bool
+	// JSON prints JSON lines instead of text.
+	JSON bool
+	// MaxDecompressed bounds each batch's decompressed size (0: the
+	// record package's default).
+	MaxDecompressed int
+}
+
+// Result summarises a dump.
+type Result struct {
+	Batches  int
+	Records  int
+	Problems int // corrupt entries, bad CRCs, torn tails
+}
+
+// BatchJSON is the JSON line printed per batch (or legacy entry).
+type BatchJSON struct {
+	Type                 string `json:"type"` // "batch"
+	File                 string `json:"file"`
+	Position             int64  `json:"position"`
+	BaseOffset           int64  `json:"baseOffset"`
+	LastOffset           int64  `json:"lastOffset"`
+	Count                int    `json:"count"`
+	Magic                int8   `json:"magic"`
+	Compression          string `json:"compression"`
+	TimestampType        string `json:"timestampType"`
+	BaseTimestamp        int64  `json:"baseTimestamp"`
+	MaxTimestamp         int64  `json:"maxTimestamp"`
+	ProducerID           int64  `json:"producerId"`
+	ProducerEpoch        int16  `json:"producerEpoch"`
+	BaseSequence         int32  `json:"baseSequence"`
+	PartitionLeaderEpoch int32  `json:"partitionLeaderEpoch"`
+	IsTransactional      bool   `json:"isTransactional"`
+	IsControl            bool   `json:"isControl"`
+	CRC                  uint32 `json:"crc"`
+	CRCValid             bool   `json:"crcValid"`
+	Size                 int    `json:"size"`
+}
+
+// HeaderJSON is one record header in a record line.
+type HeaderJSON struct {
+	Key   string  `json:"key"`
+	Value *string `json:"value,omitempty"` // base64, with --print-data
+}
+
+// RecordJSON is the JSON line printed per record with --deep.
+type RecordJSON struct {
+	Type      string       `json:"type"` // "record"
+	Offset    int64        `json:"offset"`
+	Timestamp int64        `json:"timestamp"`
+	KeySize   int          `json:"keySize"`
+	ValueSize int          `json:"valueSize"`
+	Headers   []HeaderJSON `json:"headers"`
+	// With --print-data: base64, or null when null. Without, omitted.
+	Key   *string `json:"key,omitempty"`
+	Value *string `json:"value,omitempty"`
+	// Control records carry their type ("COMMIT", "ABORT", ...).
+	ControlType string `json:"controlType,omitempty"`
+	PrintData   bool   `json:"-"`
+}
+
+// ErrorJSON is the JSON line printed for a problem.
+type ErrorJSON struct {
+	Type     string `json:"type"` // "error"
+	File     string `json:"file"`
+	Position int64  `json:"position"`
+	Error    string `json:"error"`
+}
+
+// MarshalJSON writes key and value as explicit nulls under --print-data.
+func (r RecordJSON) MarshalJSON() ([]byte, error) {
+	type plain RecordJSON
+	if !r.PrintData {
+		return json.Marshal(plain(r))
+	}
+	type withData struct {
+		plain
+		Key   *string `json:"key"`
+		Value *string `json:"value"`
+	}
+	return json.Marshal(withData{plain: plain(r), Key: r.Key, Value: r.Value})
+}
+
+// printer holds the output state of one dump.
+type printer struct {
+	w    *bufio.Writer
+	opt  Options
+	path string
+	res  Result
+	line []byte
+}
+
+// Log dumps the log segment r (size bytes, named path) to w.
+func Log(w io.Writer, r io.ReaderAt, size int64, path string, opt Options) (Result, error) {
+	if opt.PrintData {
+		opt.Deep = true
+	}
+	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path}
+	err := p.log(r, size)
+	if ferr := p.w.Flush(); err == nil {
+		err = ferr
+	}
+	return p.res, err
+}
+
+func (p *printer) log(r io.ReaderAt, size int64) error {
+	if !p.opt.JSON {
+		fmt.Fprintf(p.w, "Dumping %s\n", p.path)
+		if base, ok := baseOffsetFromName(p.path); ok {
+			fmt.Fprintf(p.w, "Log starting offset: %d\n", base)
+		}
+	}
+	var rs record.ReaderScanner
+	it := record.Iterator{MaxDecompressed: p.opt.MaxDecompressed}
+	lit := record.LegacyIterator{MaxDecompressed: p.opt.MaxDecompressed}
+	var rec record.Record
+	start := int64(0)
+	for {
+		rs.Reset(r, size, p.path, start)
+		for rs.Next() {
+			e := rs.Entry()
+			if err := p.entry(e, true, &it, &lit, &rec); err != nil {
+				return err
+			}
+		}
+		err := rs.Err()
+		if err == nil {
+			break
+		}
+		var ce *format.CorruptionError
+		if !errors.As(err, &ce) {
+			return err // an I/O error
+		}
+		// A complete entry whose checksum fails is shown, as Kafka shows
+		// it (isvalid: false), and the dump goes on after it.
+		at := rs.ValidEnd()
+		if next, ok := p.badCRC(r, size, at, err); ok {
+			start = next
+			continue
+		}
+		p.problem(ce.Offset, err.Error())
+		return nil
+	}
+	if kind, at, n := rs.Tail(); kind != record.TailNone {
+		if kind == record.TailZeros {
+			if !p.opt.JSON {
+				fmt.Fprintf(p.w, "Zero padding: %d bytes at position %d (preallocated or crash-extended file)\n", n, at)
+			}
+		} else {
+			p.problem(at, fmt.Sprintf("found %d invalid bytes at the end of %s (a partial entry)", n, p.path))
+		}
+	}
+	return nil
+}
+
+// badCRC prints the entry at pos if err is a checksum failure of a
+// complete entry, and returns the position after it.
+func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error) (int64, bool) {
+	if !errors.Is(err, format.ErrCRC) {
+		return 0, false
+	}
+	var hdr [record.RecordBatchOverhead]byte
+	n, _ := r.ReadAt(hdr[:], pos)
+	if n < record.HeaderSizeUpToMagic {
+		return 0, false
+	}
+	length := int64(format.Int32(hdr[record.LengthOffset:]))
+	end := pos + record.LogOverhead + length
+	if length < record.MinLegacyEntrySize || end > size {
+		return 0, false
+	}
+	raw := make([]byte, end-pos)
+	if _, err := r.ReadAt(raw, pos); err != nil {
+		return 0, false
+	}
+	e := record.Entry{Position: pos, Magic: int8(raw[record.MagicOffset])}
+	switch e.Magic {
+	case record.MagicV2:
+		h, ok := record.PeekBatchHeader(raw)
+		if !ok {
+			return 0, false
+		}
+		e.Batch = record.Batch{BatchHeader: h, Raw: raw}
+	case record.MagicV0, record.MagicV1:
+		e.Legacy = peekLegacy(raw)
+	default:
+		return 0, false
+	}
+	p.entry(&e, false, nil, nil, nil)
+	p.problem(pos+record.CRCOffset, err.Error())
+	return end, true
+}
+
+func peekLegacy(raw []byte) record.LegacyMessage {
+	m := record.LegacyMessage{Raw: raw, Offset: format.Int64(raw), CRC: format.Uint32(raw[12:]), Magic: int8(raw[16]), Attributes: int8(raw[17]), Timestamp: record.NoTimestamp}
+	if m.Magic == record.MagicV1 && len(raw) >= 26 {
+		m.Timestamp = format.Int64(raw[18:])
+	}
+	return m
+}
+
+func (p *printer) problem(pos int64, msg string) {
+	p.res.Problems++
+	if p.opt.JSON {
+		p.writeJSON(ErrorJSON{Type: "error", File: p.path, Position: pos, Error: msg})
+		return
+	}
+	fmt.Fprintf(p.w, "Error: %s: position %d: %s\n", p.path, pos, msg)
+}
+
+func (p *printer) writeJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // our own types always marshal
+	}
+	p.w.Write(b)
+	p.w.WriteByte('\n')
+}
+
+// entry prints one entry and, if deep, its records. valid says whether the
+// entry passed its checks (records of a bad entry are not decoded).
+func (p *printer) entry(e *record.Entry, valid bool, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) error {
+	p.res.Batches++
+	bj := BatchJSON{Type: "batch", File: p.path, Position: e.Position, Magic: e.Magic, CRCValid: valid, Size: e.Size()}
+	if e.Magic == record.MagicV2 {
+		b := &e.Batch
+		bj.BaseOffset, bj.LastOffset, bj.Count = b.BaseOffset, b.LastOffset(), int(b.RecordCount)
+		bj.Compression = b.Attributes.Codec().String()
+		bj.TimestampType = b.Attributes.TimestampType().String()
+		bj.BaseTimestamp, bj.MaxTimestamp = b.BaseTimestamp, b.MaxTimestamp
+		bj.ProducerID, bj.ProducerEpoch, bj.BaseSequence = b.ProducerID, b.ProducerEpoch, b.BaseSequence
+		bj.PartitionLeaderEpoch = b.PartitionLeaderEpoch
+		bj.IsTransactional, bj.IsControl = b.Attributes.IsTransactional(), b.Attributes.IsControl()
+		bj.CRC = b.CRC
+	} else {
+		m := &e.Legacy
+		bj.BaseOffset, bj.LastOffset, bj.Count = m.Offset, m.Offset, 1
+		bj.Compression = m.Codec().String()
+		bj.TimestampType = m.TimestampType().String()
+		bj.BaseTimestamp, bj.MaxTimestamp = m.Timestamp, m.Timestamp
+		bj.ProducerID, bj.ProducerEpoch, bj.BaseSequence = record.NoProducerID, record.NoProducerEpoch, record.NoSequence
+		bj.PartitionLeaderEpoch = record.NoPartitionLeaderEpoch
+		bj.CRC = m.CRC
+	}
+
+	// Records are decoded first for legacy wrappers, whose count and first
+	// offset are only known inside.
+	var recs []RecordJSON
+	var recErr error
+	decode := valid && (p.opt.Deep || (e.Magic != record.MagicV2 && e.Legacy.Codec() != compress.None))
+	if decode {
+		recs, recErr = p.records(e, it, lit, rec)
+		if e.Magic != record.MagicV2 {
+			bj.Count = len(recs)
+			if len(recs) > 0 {
+				bj.BaseOffset = recs[0].Offset
+			}
+		}
+	}
+	p.res.Records += bj.Count
+	if p.opt.JSON {
+		p.writeJSON(bj)
+	} else {
+		p.batchText(&bj, e)
+	}
+	if p.opt.Deep {
+		for i := range recs {
+			if p.opt.JSON {
+				p.writeJSON(recs[i])
+			} else {
+				p.recordText(&recs[i], e)
+			}
+		}
+	}
+	if recErr != nil {
+		p.problem(e.Position, format.WithPath(recErr, p.path, e.Position).Error())
+	}
+	return nil
+}
+
+func (p *printer) records(e *record.Entry, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) ([]RecordJSON, error) {
+	var out []RecordJSON
+	add := func(control bool) {
+		rj := RecordJSON{Type: "record", Offset: rec.Offset, Timestamp: rec.Timestamp, KeySize: size(rec.Key), ValueSize: size(rec.Value), Headers: []HeaderJSON{}, PrintData: p.opt.PrintData}
+		for _, h := range rec.Headers {
+			hj := HeaderJSON{Key: string(h.Key)}
+			if p.opt.PrintData {
+				hj.Value = b64(h.Value)
+			}
+			rj.Headers = append(rj.Headers, hj)
+		}
+		if p.opt.PrintData {
+			rj.Key, rj.Value = b64(rec.Key), b64(rec.Value)
+		}
+		if control {
+			if t, err := record.ParseControlKey(rec.Key); err == nil {
+				rj.ControlType = t.String()
+			}
+		}
+		out = append(out, rj)
+	}
+	if e.Magic == record.MagicV2 {
+		it.Reset(&e.Batch)
+		for it.Next(rec) {
+			add(e.Batch.Attributes.IsControl())
+		}
+		return out, it.Err()
+	}
+	lit.Reset(&e.Legacy)
+	for lit.Next(rec) {
+		add(false)
+	}
+	return out, lit.Err()
+}
+
+func size(b []byte) int {
+	if b == nil {
+		return -1
+	}
+	return len(b)
+}
+
+func b64(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	s := base64.StdEncoding.EncodeToString(b)
+	return &s
+}
+
+// batchText prints a batch line with kafka-dump-log's field names.
+func (p *printer) batchText(b *BatchJSON, e *record.Entry) {
+	l := p.line[:0]
+	if e.Magic == record.MagicV2 {
+		h := &e.Batch
+		l = fmt.Appendf(l, "baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t deleteHorizonMs: %s position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t",
+			b.BaseOffset, b.LastOffset, b.Count, h.BaseSequence, h.LastSequence(), h.ProducerID, h.ProducerEpoch, h.PartitionLeaderEpoch,
+			b.IsTransactional, b.IsControl, optionalLong(h.DeleteHorizonMs()), b.Position, b.TimestampType, b.MaxTimestamp, b.Size, b.Magic, b.Compression, b.CRC, b.CRCValid)
+	} else {
+		l = fmt.Appendf(l, "baseOffset: %d lastOffset: %d count: %d position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t",
+			b.BaseOffset, b.LastOffset, b.Count, b.Position, b.TimestampType, b.MaxTimestamp, b.Size, b.Magic, b.Compression, b.CRC, b.CRCValid)
+	}
+	l = append(l, '\n')
+	p.w.Write(l)
+	p.line = l
+}
+
+func optionalLong(v int64) string {
+	if v < 0 {
+		return "OptionalLong.empty"
+	}
+	return "OptionalLong[" + strconv.FormatInt(v, 10) + "]"
+}
+
+// recordText prints a record line as kafka-dump-log does ("| offset: ...").
+func (p *printer) recordText(r *RecordJSON, e *record.Entry) {
+	l := p.line[:0]
+	tsType := "CreateTime"
+	seq := int32(-1)
+	if e.Magic == record.MagicV2 {
+		tsType = e.Batch.Attributes.TimestampType().String()
+		if e.Batch.BaseSequence >= 0 {
+			seq = e.Batch.BaseSequence + int32(r.Offset-e.Batch.BaseOffset)
+		}
+	} else {
+		tsType = e.Legacy.TimestampType().String()
+	}
+	l = fmt.Appendf(l, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, tsType, r.Timestamp, r.KeySize, r.ValueSize)
+	if e.Magic == record.MagicV2 {
+		l = fmt.Appendf(l, " sequence: %d headerKeys: [", seq)
+		for i, h := range r.Headers {
+			if i > 0 {
+				l = append(l, ',')
+			}
+			l = append(l, h.Key...)
+		}
+		l = append(l, ']')
+	}
+	if r.ControlType != "" {
+		l = append(l, " controlType: "...)
+		l = append(l, r.ControlType...)
+	}
+	if p.opt.PrintData {
+		l = append(l, " key: "...)
+		l = appendData(l, r.Key)
+		l = append(l, " payload: "...)
+		l = appendData(l, r.Value)
+	}
+	l = append(l, '\n')
+	p.w.Write(l)
+	p.line = l
+}
+
+// appendData prints a base64 value as text when it is valid UTF-8 without
+// control characters, else as hex, and null as "null".
+func appendData(l []byte, b64v *string) []byte {
+	if b64v == nil {
+		return append(l, "null"...)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(*b64v)
+	if utf8.Valid(raw) && printable(raw) {
+		return append(l, raw...)
+	}
+	return fmt.Appendf(l, "0x%x", raw)
+}
+
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// baseOffsetFromName parses a segment file name's 20-digit base offset.
+func baseOffsetFromName(path string) (int64, bool) {
+	name := path
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '/' || path[i] == '\\' {
+			name = path[i+1:]
+			break
+		}
+	}
+	if len(name) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(name[:20], 10, 64)
+	return v, err == nil
+}

@@ -1,0 +1,403 @@
+package dumplog
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/vfs"
+)
+
+// IndexOptions select what an index dump prints.
+type IndexOptions struct {
+	// JSON prints JSON lines instead of text.
+	JSON bool
+	// Verify cross-checks every entry against the segment's .log, the file
+	// of the same base name (--verify-index).
+	Verify bool
+	// VerifyOnly prints the problems and not the entries
+	// (--verify-index-only); it implies Verify.
+	VerifyOnly bool
+	// SanityOnly runs Kafka's sanity check and prints its verdict only
+	// (--index-sanity-check).
+	SanityOnly bool
+}
+
+// IndexResult summarises an index dump. Only Errors make a dump fail:
+// warnings (zero padding) and infos (multi-batch appends) describe valid
+// files.
+type IndexResult struct {
+	Entries  int
+	Errors   int
+	Warnings int
+	Infos    int
+}
+
+// IndexJSON is the JSON line printed per .index entry. Position is the
+// entry's byte position in the index file; LogPosition the byte position
+// in the .log it points at.
+type IndexJSON struct {
+	Type        string `json:"type"` // "index"
+	File        string `json:"file"`
+	Position    int64  `json:"position"`
+	Offset      int64  `json:"offset"`
+	LogPosition int32  `json:"logPosition"`
+}
+
+// TimeIndexJSON is the JSON line printed per .timeindex entry.
+type TimeIndexJSON struct {
+	Type      string `json:"type"` // "timeindex"
+	File      string `json:"file"`
+	Position  int64  `json:"position"`
+	Timestamp int64  `json:"timestamp"`
+	Offset    int64  `json:"offset"`
+}
+
+// TxnIndexJSON is the JSON line printed per .txnindex entry.
+type TxnIndexJSON struct {
+	Type             string `json:"type"` // "txnindex"
+	File             string `json:"file"`
+	Position         int64  `json:"position"`
+	Version          int16  `json:"version"`
+	ProducerID       int64  `json:"producerId"`
+	FirstOffset      int64  `json:"firstOffset"`
+	LastOffset       int64  `json:"lastOffset"`
+	LastStableOffset int64  `json:"lastStableOffset"`
+}
+
+// ProblemJSON is the JSON line printed per finding of a verification (and
+// for zero padding, and a failed sanity check). Kind is one of index's
+// Kind constants, or "log-corrupt" for a .log that could not be read to
+// its end; Level is "error", "warning" or "info".
+type ProblemJSON struct {
+	Type     string `json:"type"` // "problem"
+	File     string `json:"file"`
+	Position int64  `json:"position"`
+	Kind     string `json:"kind"`
+	Level    string `json:"level"`
+	Detail   string `json:"detail"`
+}
+
+// SanityJSON is the JSON line printed by a sanity-check dump.
+type SanityJSON struct {
+	Type   string `json:"type"` // "sanity"
+	File   string `json:"file"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// KindLogCorrupt is the kind of the problem reported when the .log an
+// index is verified against stops at corruption: entries pointing beyond
+// it cannot be checked.
+const KindLogCorrupt = "log-corrupt"
+
+// indexDump holds the state of one index dump.
+type indexDump struct {
+	w    *bufio.Writer
+	opt  IndexOptions
+	fsys vfs.FS
+	path string
+	base int64
+	res  IndexResult
+}
+
+// Index dumps the .index, .timeindex or .txnindex file at path of fsys, in
+// the manner of kafka-dump-log: one line per entry ("offset: O position:
+// P", "timestamp: T offset: O", or the aborted transaction), then, with
+// Verify, the problems found by cross-checking the entries against the
+// segment's .log. Zero padding of an untrimmed index is always reported, as
+// a warning (normal for the partition's last, active segment). Errors are
+// returned only when the files cannot be read; what is wrong in them is
+// counted in the result.
+func Index(w io.Writer, fsys vfs.FS, path string, opt IndexOptions) (IndexResult, error) {
+	if opt.VerifyOnly {
+		opt.Verify = true
+	}
+	base, ok := baseOffsetFromName(path)
+	if !ok {
+		return IndexResult{}, fmt.Errorf("%s: the file name does not start with a 20-digit base offset", path)
+	}
+	d := &indexDump{w: bufio.NewWriterSize(w, 64<<10), opt: opt, fsys: fsys, path: path, base: base}
+	if !opt.JSON {
+		fmt.Fprintf(d.w, "Dumping %s\n", path)
+	}
+	var err error
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".index":
+		err = d.offsetIndex()
+	case ".timeindex":
+		err = d.timeIndex()
+	case ".txnindex":
+		err = d.txnIndex()
+	default:
+		err = fmt.Errorf("%s: not an index file (%q)", path, ext)
+	}
+	if ferr := d.w.Flush(); err == nil {
+		err = ferr
+	}
+	return d.res, err
+}
+
+// IsIndexFile reports whether path names a file Index dumps.
+func IsIndexFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".index", ".timeindex", ".txnindex":
+		return true
+	}
+	return false
+}
+
+func (d *indexDump) offsetIndex() error {
+	x, err := index.OpenOffsetIndex(d.fsys, d.path, d.base, -1, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	pad := x.Padding()
+	d.res.Entries = pad.ValidEntries
+	if d.opt.SanityOnly {
+		d.sanity(x.SanityCheck())
+		d.padding(index.EntrySize, pad)
+		return nil
+	}
+	if x.Entries() == 0 && !d.opt.JSON && !d.opt.VerifyOnly {
+		fmt.Fprintf(d.w, "%s is empty.\n", d.path)
+	}
+	if !d.opt.VerifyOnly {
+		for i := range pad.ValidEntries {
+			e := x.Entry(i)
+			if d.opt.JSON {
+				d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
+			} else {
+				fmt.Fprintf(d.w, "offset: %d position: %d\n", e.Offset, e.Position)
+			}
+		}
+	}
+	d.padding(index.EntrySize, pad)
+	if !d.opt.Verify {
+		return nil
+	}
+	log, err := d.summarizeLog()
+	if err != nil {
+		return err
+	}
+	d.problems(index.VerifyOffsetIndex(x, log.Entries))
+	d.summary(log)
+	return nil
+}
+
+func (d *indexDump) timeIndex() error {
+	x, err := timeindex.OpenTimeIndex(d.fsys, d.path, d.base, -1, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	pad := x.Padding()
+	d.res.Entries = pad.ValidEntries
+	if d.opt.SanityOnly {
+		d.sanity(x.SanityCheck())
+		d.padding(timeindex.EntrySize, pad)
+		return nil
+	}
+	if x.Entries() == 0 && !d.opt.JSON && !d.opt.VerifyOnly {
+		fmt.Fprintf(d.w, "%s is empty.\n", d.path)
+	}
+	if !d.opt.VerifyOnly {
+		for i := range pad.ValidEntries {
+			e := x.Entry(i)
+			if d.opt.JSON {
+				d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
+			} else {
+				fmt.Fprintf(d.w, "timestamp: %d offset: %d\n", e.Timestamp, e.Offset)
+			}
+		}
+	}
+	d.padding(timeindex.EntrySize, pad)
+	if !d.opt.Verify {
+		return nil
+	}
+	log, err := d.summarizeLog()
+	if err != nil {
+		return err
+	}
+	d.problems(timeindex.Verify(x, log.Entries))
+	d.summary(log)
+	return nil
+}
+
+func (d *indexDump) txnIndex() error {
+	x, err := index.OpenTransactionIndex(d.fsys, d.path, d.base, false)
+	if err != nil {
+		var ce *format.CorruptionError
+		if !errors.As(err, &ce) {
+			return err
+		}
+		// An entry of an unknown version: show the ones before it.
+		raw, rerr := vfs.ReadFile(d.fsys, d.path)
+		if rerr != nil {
+			return rerr
+		}
+		for pos := int64(0); pos < ce.Offset; pos += index.AbortedTxnSize {
+			t, _ := index.DecodeAbortedTxn(raw[pos:])
+			d.txn(pos, t)
+		}
+		d.problems([]index.Problem{{File: d.path, Position: ce.Offset, Kind: index.KindSanity, Level: index.Error, Detail: err.Error()}})
+		return nil
+	}
+	defer x.Close()
+	d.res.Entries = x.Entries()
+	if d.opt.SanityOnly {
+		d.sanity(x.SanityCheck())
+		return nil
+	}
+	if !x.Exists() && !d.opt.JSON && !d.opt.VerifyOnly {
+		fmt.Fprintf(d.w, "%s does not exist.\n", d.path)
+	}
+	if !d.opt.VerifyOnly {
+		for i, t := range x.All() {
+			d.txn(int64(i)*index.AbortedTxnSize, t)
+		}
+	}
+	var entries []index.LogEntrySummary
+	var log *index.LogSummary
+	if d.opt.Verify {
+		if log, err = d.summarizeLog(); err != nil {
+			return err
+		}
+		entries = log.Entries
+	}
+	// Without the log (entries nil), only what the file shows by itself.
+	d.problems(index.VerifyTxnIndex(x, entries))
+	if log != nil {
+		d.summary(log)
+	}
+	return nil
+}
+
+func (d *indexDump) txn(pos int64, t index.AbortedTxn) {
+	if d.opt.JSON {
+		d.json(TxnIndexJSON{Type: "txnindex", File: d.path, Position: pos, Version: t.Version, ProducerID: t.ProducerID,
+			FirstOffset: t.FirstOffset, LastOffset: t.LastOffset, LastStableOffset: t.LastStableOffset})
+		return
+	}
+	fmt.Fprintf(d.w, "version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d\n",
+		t.Version, t.ProducerID, t.FirstOffset, t.LastOffset, t.LastStableOffset)
+}
+
+// sanity prints the verdict of Kafka's sanity check.
+func (d *indexDump) sanity(err error) {
+	if err == nil {
+		if d.opt.JSON {
+			d.json(SanityJSON{Type: "sanity", File: d.path, Passed: true})
+		} else {
+			fmt.Fprintf(d.w, "%s passed sanity check.\n", d.path)
+		}
+		return
+	}
+	d.res.Errors++
+	if d.opt.JSON {
+		d.json(SanityJSON{Type: "sanity", File: d.path, Passed: false, Detail: err.Error()})
+		return
+	}
+	fmt.Fprintf(d.w, "Error: %s failed sanity check: %v\n", d.path, err)
+}
+
+// padding reports the zero padding of an untrimmed index, if any.
+func (d *indexDump) padding(entrySize int, p index.Padding) {
+	if pp := index.PaddingProblem(d.path, entrySize, p, d.active()); pp != nil {
+		d.problems([]index.Problem{*pp})
+	}
+}
+
+// active reports whether the index belongs to the last segment of its
+// directory: no .log there has a larger base offset.
+func (d *indexDump) active() bool {
+	dir := filepath.Dir(d.path)
+	infos, err := vfs.ReadDir(d.fsys, dir)
+	if err != nil {
+		return true // cannot tell: assume the common case, a copied active segment
+	}
+	for _, fi := range infos {
+		name := fi.Name()
+		if !strings.HasSuffix(name, ".log") {
+			continue
+		}
+		if b, ok := baseOffsetFromName(name); ok && b > d.base {
+			return false
+		}
+	}
+	return true
+}
+
+// summarizeLog reads the segment's .log.
+func (d *indexDump) summarizeLog() (*index.LogSummary, error) {
+	logPath := strings.TrimSuffix(d.path, filepath.Ext(d.path)) + ".log"
+	f, err := d.fsys.Open(logPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: --verify-index needs the segment's log, %s: %w", d.path, logPath, err)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s, err := index.SummarizeLog(f, st.Size(), logPath)
+	if err != nil {
+		return nil, err
+	}
+	if s.Err != nil {
+		pos := s.ValidEnd
+		var ce *format.CorruptionError
+		if errors.As(s.Err, &ce) {
+			pos = ce.Offset
+		}
+		d.problems([]index.Problem{{File: logPath, Position: pos, Kind: KindLogCorrupt, Level: index.Error,
+			Detail: "the log is corrupt here; index entries past " + strconv.FormatInt(s.ValidEnd, 10) + " cannot be checked: " + s.Err.Error()}})
+	}
+	return s, nil
+}
+
+// problems prints findings and counts them.
+func (d *indexDump) problems(ps []index.Problem) {
+	for _, p := range ps {
+		switch p.Level {
+		case index.Error:
+			d.res.Errors++
+		case index.Warning:
+			d.res.Warnings++
+		default:
+			d.res.Infos++
+		}
+		if d.opt.JSON {
+			d.json(ProblemJSON{Type: "problem", File: p.File, Position: p.Position, Kind: p.Kind, Level: p.Level.String(), Detail: p.Detail})
+			continue
+		}
+		label := map[index.Level]string{index.Error: "Error", index.Warning: "Warning", index.Info: "Info"}[p.Level]
+		fmt.Fprintf(d.w, "%s: %s: position %d: %s: %s\n", label, p.File, p.Position, p.Kind, p.Detail)
+	}
+}
+
+// summary closes a verification with its counts (text only).
+func (d *indexDump) summary(log *index.LogSummary) {
+	if d.opt.JSON || d.opt.VerifyOnly {
+		return
+	}
+	fmt.Fprintf(d.w, "Verified %d entries against %s (%d batches): %d errors, %d warnings, %d notes\n",
+		d.res.Entries, log.Path, len(log.Entries), d.res.Errors, d.res.Warnings, d.res.Infos)
+}
+
+func (d *indexDump) json(v any) {
+	p := printer{w: d.w}
+	p.writeJSON(v)
+}

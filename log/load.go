@@ -1,0 +1,586 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/vfs"
+)
+
+// Names of the per-log-directory files (the parent of partition dirs).
+const (
+	RecoveryPointCheckpoint  = "recovery-point-offset-checkpoint"
+	LogStartOffsetCheckpoint = "log-start-offset-checkpoint"
+	LeaderEpochCheckpoint    = "leader-epoch-checkpoint" // per partition
+	PartitionMetadataFile    = "partition.metadata"      // per partition
+)
+
+// LoadReport says what Open found in the directory and what it did.
+type LoadReport struct {
+	// CleanShutdown is true when the log directory had Kafka's
+	// clean-shutdown marker: recovery was skipped.
+	CleanShutdown bool
+	// RecoveryPoint is the checkpointed recovery point (0 if none).
+	RecoveryPoint int64
+	// Deleted lists the leftover files Open removed: .deleted files,
+	// .cleaned files, incomplete .swap files, orphan indexes, and segments
+	// dropped after a truncating recovery.
+	Deleted []string
+	// Renamed lists .swap files completed into their normal names.
+	Renamed []string
+	// Recovered lists the segments that were recovered and what recovery
+	// cut from each.
+	Recovered []RecoveredSegment
+	// Problems lists what could not be trusted but did not stop loading:
+	// an unreadable checkpoint, a corrupt snapshot.
+	Problems []string
+}
+
+// RecoveredSegment is the outcome of recovering one segment.
+type RecoveredSegment struct {
+	BaseOffset int64
+	// Reason for recovering: "unclean shutdown", "missing index".
+	Why    string
+	Result segment.RecoverResult
+}
+
+// Open opens the partition directory dir on fsys, creating it if needed,
+// as Kafka's LogLoader does:
+//
+//  1. .deleted files are removed; .cleaned and .swap leftovers of an
+//     interrupted compaction are resolved (incomplete swaps dropped,
+//     complete ones renamed into place, replacing the segments they cover).
+//  2. Index files without a .log are removed as orphans.
+//  3. Each segment is opened; indexes load lazily. A segment without its
+//     .index is recovered.
+//  4. Without the log directory's clean-shutdown marker, every segment
+//     from the checkpointed recovery point on is recovered: entries are
+//     validated, a torn or corrupt tail is truncated, indexes are rebuilt,
+//     and after a truncation the later segments are deleted.
+//  5. The log start offset comes from the log directory's checkpoint (or
+//     the first segment), the leader epoch cache and producer state from
+//     their files, rebuilt where needed.
+//
+// The recovery point and log start offset are read from the parent
+// directory's checkpoint files, as a broker keeps them per log directory.
+func Open(fsys vfs.FS, dir string, cfg Config, opt Options) (*Log, error) {
+	if err := cfg.Validate(); err != nil {
+		// A log opened with a config ParseConfig accepted under relaxed
+		// options must still be structurally usable.
+		if cfg.SegmentBytes < record.MinLegacyEntrySize || cfg.SegmentIndexBytes < 8 {
+			return nil, err
+		}
+	}
+	l := &Log{fsys: fsys, dir: path.Clean(dir), cfg: cfg, opt: opt, clock: opt.Clock, rng: opt.Rand}
+	if l.clock == nil {
+		l.clock = segment.SystemClock{}
+	}
+	if l.rng == nil {
+		l.rng = rand.New(rand.NewPCG(uint64(len(dir)), 0x5e9))
+	}
+	if tp, err := checkpoint.ParseDirName(path.Base(l.dir)); err == nil {
+		l.tp = tp
+	} else {
+		l.tp = checkpoint.TopicPartition{Topic: path.Base(l.dir), Partition: -1}
+	}
+	if !opt.ReadOnly {
+		if err := fsys.MkdirAll(l.dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.loadAll(); err != nil {
+		l.closeSegments()
+		return nil, err
+	}
+	l.lastFlushMs = l.nowMs()
+	return l, nil
+}
+
+func (l *Log) loadAll() error {
+	// Per-log-dir state: the clean-shutdown marker and the checkpoints.
+	clean, _, err := checkpoint.ReadCleanShutdown(l.fsys, l.parentDir())
+	if err != nil {
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("clean-shutdown marker: %v (treated as unclean)", err))
+		clean = false
+	}
+	l.load.CleanShutdown = clean
+	recoveryPoint := int64(0)
+	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), RecoveryPointCheckpoint)); err == nil {
+		recoveryPoint = m[l.tp]
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (recovering from 0)", RecoveryPointCheckpoint, err))
+		clean = false
+	}
+	l.load.RecoveryPoint = recoveryPoint
+	checkpointedStart := int64(0)
+	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), LogStartOffsetCheckpoint)); err == nil {
+		checkpointedStart = m[l.tp]
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v", LogStartOffsetCheckpoint, err))
+	}
+
+	epochPath := path.Join(l.dir, LeaderEpochCheckpoint)
+	epochs, err := checkpoint.LoadLeaderEpochCache(l.fsys, epochPath)
+	if err != nil {
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (rebuilt from the batches)", LeaderEpochCheckpoint, err))
+		epochs = checkpoint.NewLeaderEpochCache()
+		clean = false // rebuild it by recovering
+		recoveryPoint = 0
+	}
+	l.epochs = epochs
+	l.producers = producer.NewState()
+
+	if err := l.loadSegmentFiles(clean, recoveryPoint); err != nil {
+		return err
+	}
+	if len(l.segs) == 0 {
+		if l.opt.ReadOnly {
+			return fmt.Errorf("log: %s holds no segment", l.dir)
+		}
+		s, err := segment.Create(l.fsys, l.dir, checkpointedStart, l.segConfig(), l.clock)
+		if err != nil {
+			return err
+		}
+		l.segs = []*segment.Segment{s}
+	}
+	next, err := l.segs[len(l.segs)-1].ReadNextOffset()
+	if err != nil {
+		return err
+	}
+	l.nextOffset = next
+	// If every record is below the checkpointed start (retention moved it
+	// and crashed before deleting), the segments go and the log restarts
+	// at the checkpointed offset (deleteSegmentsIfLogStartGreaterThanLogEnd).
+	if checkpointedStart > l.nextOffset && !l.opt.ReadOnly {
+		if err := l.truncateFullyAndStartAt(checkpointedStart); err != nil {
+			return err
+		}
+	}
+	l.logStartOffset = max(checkpointedStart, l.segs[0].BaseOffset())
+	if l.logStartOffset > l.nextOffset {
+		l.logStartOffset = l.nextOffset
+	}
+	l.highWatermark = l.nextOffset
+	if clean {
+		l.recoveryPoint = l.nextOffset
+	} else {
+		l.recoveryPoint = min(recoveryPoint, l.nextOffset)
+	}
+	if l.opt.ReadOnly {
+		return nil
+	}
+	l.epochs.TruncateFromEnd(l.nextOffset)
+	l.epochs.TruncateFromStart(l.logStartOffset)
+	if err := l.epochs.Flush(l.fsys, epochPath); err != nil {
+		return err
+	}
+	if err := l.rebuildProducerState(); err != nil {
+		return err
+	}
+	// The active segment's indexes get their preallocated size back.
+	if err := l.segs[len(l.segs)-1].ResizeIndexes(int(l.cfg.SegmentIndexBytes)); err != nil {
+		return err
+	}
+	// From here on the directory is being written: it is no longer cleanly
+	// shut down (C9). The marker is removed and the removal made durable
+	// before any write.
+	if l.load.CleanShutdown {
+		if err := checkpoint.RemoveCleanShutdown(l.fsys, l.parentDir()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirEntry is a file of the partition directory, parsed.
+type dirEntry struct {
+	name string
+	base int64
+	ext  string // ".log", ".index.swap", ...
+}
+
+// loadSegmentFiles runs the load state machine over the directory.
+func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
+	infos, err := vfs.ReadDir(l.fsys, l.dir)
+	if err != nil {
+		if l.opt.ReadOnly && errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return err
+	}
+	var files []dirEntry
+	minCleaned := int64(math.MaxInt64)
+	for _, fi := range infos {
+		if fi.IsDir() {
+			continue
+		}
+		base, ext, err := segment.ParseFileName(fi.Name())
+		if err != nil {
+			continue // checkpoints, partition.metadata, KRaft snapshots ...
+		}
+		files = append(files, dirEntry{fi.Name(), base, ext})
+		if strings.HasSuffix(ext, segment.CleanedSuffix) && base < minCleaned {
+			minCleaned = base
+		}
+	}
+	remove := func(name string) error {
+		if l.opt.ReadOnly {
+			return nil
+		}
+		if err := l.fsys.Remove(path.Join(l.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		l.load.Deleted = append(l.load.Deleted, name)
+		return nil
+	}
+
+	// Step 1 and 2: .deleted go; .swap at or above the smallest .cleaned
+	// (an incomplete split) go; all .cleaned go.
+	var kept, swaps []dirEntry
+	for _, f := range files {
+		switch {
+		case strings.HasSuffix(f.ext, segment.DeletedSuffix):
+			if err := remove(f.name); err != nil {
+				return err
+			}
+		case strings.HasSuffix(f.ext, segment.CleanedSuffix):
+			if err := remove(f.name); err != nil {
+				return err
+			}
+		case strings.HasSuffix(f.ext, segment.SwapSuffix):
+			if f.base >= minCleaned {
+				if err := remove(f.name); err != nil {
+					return err
+				}
+			} else {
+				swaps = append(swaps, f)
+			}
+		default:
+			kept = append(kept, f)
+		}
+	}
+
+	// Step 3 and 4: each .swap log covers [base, next offset); the normal
+	// files in that range are replaced, then the .swap suffix is dropped.
+	if len(swaps) > 0 && !l.opt.ReadOnly {
+		if kept, err = l.completeSwaps(swaps, kept); err != nil {
+			return err
+		}
+	}
+
+	// Step 5: orphan indexes go; segments load in order.
+	logs := map[int64]bool{}
+	for _, f := range kept {
+		if f.ext == segment.LogSuffix {
+			logs[f.base] = true
+		}
+	}
+	hasIndex := map[int64]bool{}
+	hasTimeIndex := map[int64]bool{}
+	for _, f := range kept {
+		switch f.ext {
+		case segment.IndexSuffix, segment.TimeIndexSuffix, segment.TxnIndexSuffix:
+			if !logs[f.base] {
+				if err := remove(f.name); err != nil {
+					return err
+				}
+				continue
+			}
+			if f.ext == segment.IndexSuffix {
+				hasIndex[f.base] = true
+			}
+			if f.ext == segment.TimeIndexSuffix {
+				hasTimeIndex[f.base] = true
+			}
+		}
+	}
+	bases := make([]int64, 0, len(logs))
+	for b := range logs {
+		bases = append(bases, b)
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	for _, b := range bases {
+		s, err := segment.Open(l.fsys, l.dir, b, "", l.segConfig(), l.clock, l.opt.ReadOnly)
+		if err != nil {
+			return err
+		}
+		l.segs = append(l.segs, s)
+		if l.opt.ReadOnly {
+			continue
+		}
+		if !hasIndex[b] {
+			// LogSegment.sanityCheck's NoSuchFileException: recover.
+			if err := l.recoverSegment(s, "missing index"); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.SanityCheck(!hasTimeIndex[b]); err != nil {
+			if err := l.recoverSegment(s, fmt.Sprintf("sanity check: %v", err)); err != nil {
+				return err
+			}
+		}
+	}
+	if l.opt.ReadOnly || clean {
+		return nil
+	}
+	return l.recoverLog(recoveryPoint)
+}
+
+// completeSwaps finishes an interrupted segment replacement.
+func (l *Log) completeSwaps(swaps, kept []dirEntry) ([]dirEntry, error) {
+	for _, sw := range swaps {
+		if sw.ext != segment.LogSuffix+segment.SwapSuffix {
+			continue
+		}
+		s, err := segment.Open(l.fsys, l.dir, sw.base, segment.SwapSuffix, l.segConfig(), l.clock, false)
+		if err != nil {
+			return nil, err
+		}
+		next, err := s.ReadNextOffset()
+		if err != nil {
+			s.CloseHandlers()
+			return nil, err
+		}
+		if err := s.CloseHandlers(); err != nil {
+			return nil, err
+		}
+		// Delete the normal files whose base falls in the swap's range.
+		var out []dirEntry
+		for _, f := range kept {
+			if f.base >= sw.base && f.base < next {
+				if err := l.fsys.Remove(path.Join(l.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, err
+				}
+				l.load.Deleted = append(l.load.Deleted, f.name)
+				continue
+			}
+			out = append(out, f)
+		}
+		kept = out
+	}
+	for _, sw := range swaps {
+		to := strings.TrimSuffix(sw.name, segment.SwapSuffix)
+		if err := l.fsys.Rename(path.Join(l.dir, sw.name), path.Join(l.dir, to)); err != nil {
+			return nil, err
+		}
+		l.load.Renamed = append(l.load.Renamed, sw.name)
+		kept = append(kept, dirEntry{to, sw.base, strings.TrimSuffix(sw.ext, segment.SwapSuffix)})
+	}
+	if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+// recoverLog recovers the segments from the one holding the recovery
+// point on (LogLoader.recoverLog). The first segment that loses bytes
+// stops it: every later segment was written after the hole and is
+// deleted, so that no record after a hole is ever served.
+func (l *Log) recoverLog(recoveryPoint int64) error {
+	start := max(l.floorSegment(recoveryPoint), 0)
+	for i := start; i < len(l.segs); i++ {
+		s := l.segs[i]
+		res, err := l.recoverSegmentResult(s, "unclean shutdown")
+		if err != nil {
+			return err
+		}
+		if res.Truncated > 0 && i+1 < len(l.segs) {
+			later := append([]*segment.Segment(nil), l.segs[i+1:]...)
+			l.segs = l.segs[:i+1]
+			for _, d := range later {
+				l.load.Deleted = append(l.load.Deleted, path.Base(d.LogPath()))
+				if err := d.DeleteIfExists(); err != nil {
+					return err
+				}
+			}
+			break
+		}
+	}
+	return vfs.SyncDir(l.fsys, l.dir)
+}
+
+func (l *Log) recoverSegment(s *segment.Segment, why string) error {
+	_, err := l.recoverSegmentResult(s, why)
+	return err
+}
+
+// recoverSegmentResult recovers one segment, rebuilding its transaction
+// index from the producer state replayed up to its base offset, and the
+// leader epoch cache from its batches.
+func (l *Log) recoverSegmentResult(s *segment.Segment, why string) (segment.RecoverResult, error) {
+	ps := producer.NewState()
+	if err := l.replayProducers(ps, s.BaseOffset()); err != nil {
+		return segment.RecoverResult{}, err
+	}
+	res, err := s.Recover(segment.RecoverHooks{OnBatch: func(e *record.Entry) ([]index.AbortedTxn, error) {
+		return l.observeBatch(ps, e)
+	}})
+	if err != nil {
+		return res, err
+	}
+	l.load.Recovered = append(l.load.Recovered, RecoveredSegment{BaseOffset: s.BaseOffset(), Why: why, Result: res})
+	return res, nil
+}
+
+// observeBatch feeds a v2 batch to the leader epoch cache and producer
+// state, and returns the aborted transaction it completes, if any.
+func (l *Log) observeBatch(ps *producer.State, e *record.Entry) ([]index.AbortedTxn, error) {
+	if e.Magic != record.MagicV2 {
+		return nil, nil
+	}
+	b := &e.Batch
+	if b.PartitionLeaderEpoch >= 0 {
+		if latest, ok := l.epochs.LatestEpoch(); !ok || b.PartitionLeaderEpoch > latest {
+			l.epochs.Assign(b.PartitionLeaderEpoch, b.BaseOffset)
+		}
+	}
+	aborted, err := updateProducers(ps, b)
+	if err != nil {
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state at offset %d: %v", b.BaseOffset, err))
+	}
+	return aborted, nil
+}
+
+// updateProducers applies a batch to the producer state and returns the
+// aborted transaction it completes, if any, for the transaction index. A
+// batch the producer state cannot take (a control record that is not a
+// marker, a marker for a transaction never started) is reported, not
+// fatal: the data is in the log either way, and Kafka applies replicated
+// batches without the producer checks of the leader path.
+func updateProducers(ps *producer.State, b *record.Batch) ([]index.AbortedTxn, error) {
+	var it record.Iterator
+	info, err := producer.FromBatch(b, &it)
+	if err != nil {
+		return nil, err
+	}
+	done, lso, err := ps.Replay(info)
+	if err != nil || done == nil || !done.IsAborted {
+		return nil, err
+	}
+	return []index.AbortedTxn{{ProducerID: done.ProducerID, FirstOffset: done.FirstOffset, LastOffset: done.LastOffset, LastStableOffset: lso}}, nil
+}
+
+// replayProducers rebuilds producer state up to offset `upTo` (exclusive)
+// from the segments already loaded below it.
+func (l *Log) replayProducers(ps *producer.State, upTo int64) error {
+	for _, s := range l.segs {
+		if s.BaseOffset() >= upTo {
+			break
+		}
+		if err := l.replaySegment(ps, s, upTo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *Log) replaySegment(ps *producer.State, s *segment.Segment, upTo int64) error {
+	size := s.Size()
+	var rs record.ReaderScanner
+	rs.Reset(segmentReader{s}, size, s.LogPath(), 0)
+	for rs.Next() {
+		e := rs.Entry()
+		if e.LastOffset() >= upTo {
+			break
+		}
+		if e.Magic == record.MagicV2 {
+			updateProducers(ps, &e.Batch) // problems are reported by recovery
+		}
+	}
+	if err := rs.Err(); err != nil {
+		var ce *format.CorruptionError
+		if errors.As(err, &ce) {
+			return nil // recovery of that segment will report it
+		}
+		return err
+	}
+	return nil
+}
+
+// segmentReader adapts a segment to io.ReaderAt.
+type segmentReader struct{ s *segment.Segment }
+
+func (r segmentReader) ReadAt(p []byte, off int64) (int, error) { return r.s.ReadAt(p, off) }
+
+// rebuildProducerState loads the latest producer snapshot at or below the
+// log end offset, if any, and replays the batches after it.
+func (l *Log) rebuildProducerState() error {
+	ps := producer.NewState()
+	from := l.logStartOffset
+	snaps, err := producer.ListSnapshots(l.fsys, l.dir)
+	if err != nil {
+		return err
+	}
+	for i := len(snaps) - 1; i >= 0; i-- {
+		if snaps[i] > l.nextOffset {
+			// A snapshot beyond the log end is stale (truncated log).
+			if err := l.fsys.Remove(segment.Path(l.dir, snaps[i], segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		entries, err := producer.ReadSnapshot(l.fsys, l.dir, snaps[i])
+		if err != nil {
+			// Kafka deletes a corrupt snapshot and tries the next older one.
+			l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer snapshot %d: %v (deleted)", snaps[i], err))
+			if err := l.fsys.Remove(segment.Path(l.dir, snaps[i], segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		ps.Load(entries, snaps[i])
+		from = snaps[i]
+		break
+	}
+	for _, s := range l.segs {
+		if next := l.segmentEnd(s); next <= from {
+			continue
+		}
+		var rs record.ReaderScanner
+		rs.Reset(segmentReader{s}, s.Size(), s.LogPath(), 0)
+		for rs.Next() {
+			e := rs.Entry()
+			if e.LastOffset() < from || e.Magic != record.MagicV2 {
+				continue
+			}
+			if _, err := updateProducers(ps, &e.Batch); err != nil {
+				l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state at offset %d: %v", e.BaseOffset(), err))
+			}
+		}
+		if err := rs.Err(); err != nil {
+			return err
+		}
+	}
+	l.producers = ps
+	return nil
+}
+
+// segmentEnd is the base offset of the segment after s, or the log end.
+func (l *Log) segmentEnd(s *segment.Segment) int64 {
+	for i, x := range l.segs {
+		if x == s && i+1 < len(l.segs) {
+			return l.segs[i+1].BaseOffset()
+		}
+	}
+	return math.MaxInt64
+}
+
+func (l *Log) closeSegments() {
+	for _, s := range l.segs {
+		s.CloseHandlers()
+	}
+	l.segs = nil
+}

@@ -1,0 +1,230 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"sort"
+	"sync"
+
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/vfs"
+)
+
+// Config is a topic's log configuration, with Kafka's property names and
+// defaults; see package log/config.
+type Config = config.Config
+
+// ParseConfig builds a Config from Kafka property names and values
+// ("segment.bytes": "1048576", ...), starting from Kafka's defaults, and
+// validates it as Kafka 4.x does; config.AllowSmallSegments and the other
+// options relax it.
+func ParseConfig(props map[string]string, opts ...config.Option) (Config, error) {
+	return config.Parse(props, opts...)
+}
+
+// DefaultConfig returns Kafka's defaults.
+func DefaultConfig() Config { return config.Default() }
+
+// Options are the settings of one opened log that are not topic config.
+type Options struct {
+	// Clock is the time source; nil means the wall clock.
+	Clock segment.Clock
+	// ReadOnly opens the partition without ever writing to it: no
+	// recovery (corrupt tails are reported, not cut), no marker or
+	// checkpoint changes, no index resizing. Appends fail.
+	ReadOnly bool
+	// Rand draws the segment.jitter.ms of each new segment; nil means a
+	// seeded source (jitter is zero unless segment.jitter.ms is set).
+	Rand *rand.Rand
+	// BrokerEpoch is written into the clean-shutdown marker at Close.
+	BrokerEpoch int64
+}
+
+// Errors.
+var (
+	// ErrOffsetOutOfRange is returned for a read or lookup below the log
+	// start offset or above the log end offset (OffsetOutOfRangeException).
+	ErrOffsetOutOfRange = errors.New("log: offset out of range")
+	// ErrClosed is returned by operations on a closed log.
+	ErrClosed = errors.New("log: closed")
+	// ErrReadOnly is returned by mutating operations on a read-only log.
+	ErrReadOnly = errors.New("log: opened read-only")
+	// ErrFailed is returned after an I/O error made the log's state
+	// uncertain: reopen it to recover (LogDirFailureChannel).
+	ErrFailed = errors.New("log: failed by an earlier I/O error")
+	// ErrInvalidRecords is returned for batches an append refuses
+	// (corrupt, too large, out-of-order offsets, bad timestamps).
+	ErrInvalidRecords = errors.New("log: invalid records")
+)
+
+// Log is one partition directory: an ordered run of segments, the last of
+// which (the active segment) takes appends.
+//
+// A Log takes one writer and any number of readers: Append,
+// AppendAsFollower, Roll, TruncateTo, DeleteSegments, Flush and Close are
+// serialised by the caller (and by an internal lock), while Read,
+// OffsetForTimestamp, Segments and the offset accessors may run
+// concurrently with them and with each other.
+type Log struct {
+	fsys  vfs.FS
+	dir   string
+	tp    checkpoint.TopicPartition
+	cfg   Config
+	opt   Options
+	clock segment.Clock
+	rng   *rand.Rand
+
+	mu             sync.RWMutex
+	segs           []*segment.Segment // sorted by base offset; never empty once open
+	logStartOffset int64
+	nextOffset     int64 // log end offset
+	highWatermark  int64
+	hwManual       bool // SetHighWatermark was called: HW no longer follows LEO
+	recoveryPoint  int64
+	epochs         *checkpoint.LeaderEpochCache
+	producers      *producer.State
+	unflushed      int64 // messages appended since the last flush
+	lastFlushMs    int64
+	pendingDeletes []pendingDelete
+	failed         error
+	closed         bool
+	load           LoadReport
+}
+
+// pendingDelete is a segment renamed to .deleted, to be removed when its
+// file.delete.delay.ms has passed.
+type pendingDelete struct {
+	seg *segment.Segment
+	due int64
+}
+
+// Dir is the partition directory.
+func (l *Log) Dir() string { return l.dir }
+
+// TopicPartition is the topic and partition parsed from the directory
+// name (Topic is the whole name when it does not parse).
+func (l *Log) TopicPartition() checkpoint.TopicPartition { return l.tp }
+
+// Config returns the log's configuration.
+func (l *Log) Config() Config { return l.cfg }
+
+// LogStartOffset is the first offset readers may see.
+func (l *Log) LogStartOffset() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.logStartOffset
+}
+
+// LogEndOffset is the offset the next appended record gets.
+func (l *Log) LogEndOffset() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.nextOffset
+}
+
+// HighWatermark is the replication high watermark: without replication,
+// the log end offset, unless set lower with SetHighWatermark.
+func (l *Log) HighWatermark() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.highWatermark
+}
+
+// SetHighWatermark sets the high watermark, clamped to [logStartOffset,
+// logEndOffset], as a replicated partition's leader would. From then on it
+// no longer follows the log end offset. Retention deletes only segments
+// below it.
+func (l *Log) SetHighWatermark(hw int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hwManual = true
+	l.highWatermark = min(max(hw, l.logStartOffset), l.nextOffset)
+}
+
+// RecoveryPoint is the offset below which everything is flushed.
+func (l *Log) RecoveryPoint() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.recoveryPoint
+}
+
+// LoadReport returns what opening the log found and did.
+func (l *Log) LoadReport() LoadReport {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.load
+}
+
+// Segments returns the log's segments in offset order, the active one
+// last. The slice is a copy; the segments stay owned by the log.
+func (l *Log) Segments() []*segment.Segment {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return append([]*segment.Segment(nil), l.segs...)
+}
+
+// ActiveSegment is the segment that takes appends.
+func (l *Log) ActiveSegment() *segment.Segment {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.segs[len(l.segs)-1]
+}
+
+// LeaderEpochs returns a copy of the leader epoch cache's entries.
+func (l *Log) LeaderEpochs() []checkpoint.EpochEntry {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.epochs.Entries()
+}
+
+// floorSegment returns the index of the last segment whose base offset is
+// ≤ offset, or -1. Caller holds l.mu.
+func (l *Log) floorSegment(offset int64) int {
+	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].BaseOffset() > offset })
+	return i - 1
+}
+
+func (l *Log) segConfig() segment.Config {
+	c := segment.Config{
+		IndexIntervalBytes: int(l.cfg.IndexIntervalBytes),
+		MaxIndexSize:       int(l.cfg.SegmentIndexBytes),
+		Preallocate:        l.cfg.Preallocate,
+		InitFileSize:       int64(l.cfg.SegmentBytes),
+	}
+	if j := l.cfg.SegmentJitterMs; j > 0 {
+		c.RollJitterMs = l.rng.Int64N(min(j, l.cfg.SegmentMs))
+	}
+	return c
+}
+
+func (l *Log) checkWritable() error {
+	switch {
+	case l.closed:
+		return ErrClosed
+	case l.opt.ReadOnly:
+		return ErrReadOnly
+	case l.failed != nil:
+		return fmt.Errorf("%w: %v", ErrFailed, l.failed)
+	}
+	return nil
+}
+
+// fail marks the log failed after an I/O error whose effect on disk is
+// unknown (E1, E2), and returns err.
+func (l *Log) fail(err error) error {
+	if l.failed == nil {
+		l.failed = err
+	}
+	return err
+}
+
+// parentDir is the log directory that holds the partition directory and
+// the per-log-dir checkpoint files.
+func (l *Log) parentDir() string { return path.Dir(l.dir) }
+
+func (l *Log) nowMs() int64 { return l.clock.Now().UnixMilli() }

@@ -1,0 +1,262 @@
+package log
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/segment"
+)
+
+// Isolation says how far a read may go.
+type Isolation int8
+
+// Isolation levels, as Kafka's FetchIsolation.
+const (
+	// IsolationLogEnd reads up to the log end offset (a follower fetch).
+	IsolationLogEnd Isolation = iota
+	// IsolationHighWatermark reads up to the high watermark
+	// (read_uncommitted consumers).
+	IsolationHighWatermark
+	// IsolationCommitted reads up to the last stable offset
+	// (read_committed consumers) and returns the aborted transactions.
+	IsolationCommitted
+)
+
+// ReadOptions tune Read. The zero value reads up to the log end, with
+// minOneMessage.
+type ReadOptions struct {
+	Isolation Isolation
+	// NoMinOneMessage makes a batch larger than maxBytes give an empty
+	// result instead of being returned whole.
+	NoMinOneMessage bool
+}
+
+// ReadResult is what a read returns.
+type ReadResult struct {
+	// Records holds whole entries (batches or legacy messages). The first
+	// may begin below the requested offset: readers skip those records.
+	Records []byte
+	// StartOffset is the requested offset.
+	StartOffset int64
+	// HighWatermark, LogStartOffset and LogEndOffset at the time of the
+	// read.
+	HighWatermark, LogStartOffset, LogEndOffset int64
+	// AbortedTxns, for IsolationCommitted, lists the aborted transactions
+	// overlapping the returned range.
+	AbortedTxns []index.AbortedTxn
+}
+
+// OffsetOutOfRangeError carries the offsets of an out-of-range request.
+type OffsetOutOfRangeError struct {
+	Offset, LogStartOffset, LogEndOffset int64
+}
+
+func (e *OffsetOutOfRangeError) Error() string {
+	return fmt.Sprintf("log: offset %d is out of range for a log with start offset %d and end offset %d", e.Offset, e.LogStartOffset, e.LogEndOffset)
+}
+
+// Unwrap makes errors.Is(err, ErrOffsetOutOfRange) true.
+func (e *OffsetOutOfRangeError) Unwrap() error { return ErrOffsetOutOfRange }
+
+// Read returns up to maxBytes of whole entries from the first one holding
+// an offset ≥ offset (LocalLog.read). An offset below the log start
+// offset or above the log end offset is an *OffsetOutOfRangeError; at the
+// log end the result is empty. Unless opt.NoMinOneMessage, one entry is
+// returned whole even when it is larger than maxBytes. dst, if it has the
+// capacity, receives the bytes (Records aliases it).
+func (l *Log) Read(offset int64, maxBytes int, dst []byte, opt ReadOptions) (ReadResult, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ReadResult{}, ErrClosed
+	}
+	res := ReadResult{StartOffset: offset, HighWatermark: l.highWatermark, LogStartOffset: l.logStartOffset, LogEndOffset: l.nextOffset}
+	if offset < l.logStartOffset || offset > l.nextOffset {
+		return res, &OffsetOutOfRangeError{offset, l.logStartOffset, l.nextOffset}
+	}
+	maxOffset := l.nextOffset
+	switch opt.Isolation {
+	case IsolationHighWatermark:
+		maxOffset = l.highWatermark
+	case IsolationCommitted:
+		maxOffset = min(l.highWatermark, l.lastStableOffset())
+	}
+	if offset >= maxOffset {
+		res.Records = dst[:0]
+		return res, nil
+	}
+	i := l.floorSegment(offset)
+	if i < 0 {
+		i = 0
+	}
+	for ; i < len(l.segs); i++ {
+		s := l.segs[i]
+		// maxPosition: the byte position where maxOffset begins, when it
+		// lies in this segment.
+		maxPos := int64(math.MaxInt64)
+		if i+1 >= len(l.segs) || l.segs[i+1].BaseOffset() > maxOffset {
+			if op, ok, err := s.TranslateOffset(maxOffset); err != nil {
+				return res, err
+			} else if ok {
+				maxPos = op.Position
+			}
+		}
+		info, found, err := s.Read(offset, maxBytes, maxPos, !opt.NoMinOneMessage)
+		if err != nil {
+			return res, err
+		}
+		if !found {
+			continue // offset is past this segment's data: try the next
+		}
+		if cap(dst) < info.Size {
+			dst = make([]byte, info.Size)
+		}
+		buf := dst[:info.Size]
+		n, err := s.ReadAt(buf, info.Position)
+		if err != nil && !(err == io.EOF && n == info.Size) {
+			return res, err
+		}
+		res.Records = trimPartial(buf[:n])
+		if opt.Isolation == IsolationCommitted && len(res.Records) > 0 {
+			res.AbortedTxns, err = l.collectAborted(offset, lastOffsetOf(res.Records)+1)
+			if err != nil {
+				return res, err
+			}
+		}
+		return res, nil
+	}
+	res.Records = dst[:0]
+	return res, nil
+}
+
+// trimPartial cuts a trailing partial entry (a read cut at maxBytes ends
+// mid-entry only with minOneMessage off, or at a maxPosition inside one).
+func trimPartial(b []byte) []byte {
+	s := record.NewScanner(b, "", 0)
+	for s.Next() {
+	}
+	if s.Err() != nil {
+		return b // let the reader see and report the corruption
+	}
+	return b[:s.ValidBytes()]
+}
+
+func lastOffsetOf(b []byte) int64 {
+	last := int64(-1)
+	s := record.NewScanner(b, "", 0)
+	for s.Next() {
+		last = s.Entry().LastOffset()
+	}
+	return last
+}
+
+// lastStableOffset is the first offset of the earliest ongoing
+// transaction, or the high watermark. Caller holds l.mu.
+func (l *Log) lastStableOffset() int64 {
+	if fu, ok := l.producers.FirstUnstableOffset(); ok && fu < l.highWatermark {
+		return fu
+	}
+	return l.highWatermark
+}
+
+// collectAborted gathers the aborted transactions overlapping [from,
+// upTo) from the segments' transaction indexes.
+func (l *Log) collectAborted(from, upTo int64) ([]index.AbortedTxn, error) {
+	var out []index.AbortedTxn
+	for i := max(l.floorSegment(from), 0); i < len(l.segs); i++ {
+		s := l.segs[i]
+		if s.BaseOffset() >= upTo {
+			break
+		}
+		tx, err := s.TransactionIndex()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tx.Overlapping(from, upTo)...)
+	}
+	return out, nil
+}
+
+// Special timestamps of ListOffsets.
+const (
+	LatestTimestamp        int64 = -1
+	EarliestTimestamp      int64 = -2
+	MaxTimestamp           int64 = -3
+	EarliestLocalTimestamp int64 = -4
+	LatestTieredTimestamp  int64 = -5
+)
+
+// OffsetForTimestamp answers a ListOffsets request
+// (UnifiedLog.fetchOffsetByTimestamp): for ts ≥ 0, the first record with
+// timestamp ≥ ts (found false if none); for -1 (latest) the log end
+// offset; -2 (earliest) and -4 (earliest local) the log start offset; -3
+// (max timestamp) the first record carrying the largest timestamp; -5
+// (latest tiered) is not found, as nothing is tiered.
+func (l *Log) OffsetForTimestamp(ts int64) (segment.TimestampOffset, bool, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return segment.TimestampOffset{}, false, ErrClosed
+	}
+	epochAt := func(offset int64) int32 {
+		if e, ok := l.epochs.EpochForOffset(offset); ok {
+			return e
+		}
+		return -1
+	}
+	switch ts {
+	case LatestTimestamp:
+		latest, _ := l.epochs.LatestEpoch()
+		if len(l.epochs.Entries()) == 0 {
+			latest = -1
+		}
+		return segment.TimestampOffset{Timestamp: record.NoTimestamp, Offset: l.nextOffset, LeaderEpoch: latest}, true, nil
+	case EarliestTimestamp, EarliestLocalTimestamp:
+		return segment.TimestampOffset{Timestamp: record.NoTimestamp, Offset: l.logStartOffset, LeaderEpoch: epochAt(l.logStartOffset)}, true, nil
+	case LatestTieredTimestamp:
+		return segment.TimestampOffset{Timestamp: record.NoTimestamp, Offset: -1, LeaderEpoch: -1}, false, nil
+	case MaxTimestamp:
+		return l.maxTimestampOffset()
+	}
+	if ts < 0 {
+		return segment.TimestampOffset{}, false, fmt.Errorf("log: invalid timestamp %d", ts)
+	}
+	// The first segment whose largest timestamp reaches ts.
+	for _, s := range l.segs {
+		largest, err := s.LargestTimestamp()
+		if err != nil {
+			return segment.TimestampOffset{}, false, err
+		}
+		if largest < ts {
+			continue
+		}
+		to, found, err := s.FindOffsetByTimestamp(ts, l.logStartOffset)
+		if err != nil || found {
+			return to, found, err
+		}
+	}
+	return segment.TimestampOffset{}, false, nil
+}
+
+// maxTimestampOffset finds the first record with the largest timestamp in
+// the log.
+func (l *Log) maxTimestampOffset() (segment.TimestampOffset, bool, error) {
+	var best *segment.Segment
+	bestTs := int64(math.MinInt64)
+	for _, s := range l.segs {
+		ts, _, err := s.MaxTimestampSoFar()
+		if err != nil {
+			return segment.TimestampOffset{}, false, err
+		}
+		if best == nil || ts > bestTs {
+			best, bestTs = s, ts
+		}
+	}
+	if best == nil || bestTs < 0 {
+		return segment.TimestampOffset{Timestamp: record.NoTimestamp, Offset: -1, LeaderEpoch: -1}, false, nil
+	}
+	return best.FindOffsetByTimestamp(bestTs, l.logStartOffset)
+}

@@ -1,0 +1,322 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/vfs"
+)
+
+// TruncateTo removes every record at or above offset (a follower
+// truncating to the leader's log, UnifiedLog.truncateTo). Segments wholly
+// above offset go (through .deleted); the segment holding it is cut at the
+// entry that holds it. The log end offset becomes the end of the last
+// entry kept. An offset at or above the log end does nothing; one below
+// the first segment empties the log and restarts it at offset.
+func (l *Log) TruncateTo(offset int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.checkWritable(); err != nil {
+		return err
+	}
+	if offset < 0 {
+		return fmt.Errorf("log: cannot truncate to a negative offset %d", offset)
+	}
+	if offset >= l.nextOffset {
+		return nil
+	}
+	if offset < l.segs[0].BaseOffset() {
+		return l.truncateFullyAndStartAt(offset)
+	}
+	i := l.floorSegment(offset)
+	doomed := append([]*segment.Segment(nil), l.segs[i+1:]...)
+	// A segment whose base equals the offset goes whole.
+	if l.segs[i].BaseOffset() == offset && i > 0 {
+		doomed = append([]*segment.Segment{l.segs[i]}, doomed...)
+		i--
+	}
+	l.segs = l.segs[:i+1]
+	if err := l.deleteSegmentsLocked(doomed, true); err != nil {
+		return err
+	}
+	active := l.segs[i]
+	if _, err := active.TruncateTo(offset); err != nil {
+		return l.fail(err)
+	}
+	next, err := active.ReadNextOffset()
+	if err != nil {
+		return l.fail(err)
+	}
+	if len(doomed) > 0 {
+		if err := active.ResizeIndexes(int(l.cfg.SegmentIndexBytes)); err != nil {
+			return l.fail(err)
+		}
+	}
+	l.nextOffset = next
+	l.recoveryPoint = min(l.recoveryPoint, next)
+	l.highWatermark = min(l.highWatermark, next)
+	l.logStartOffset = min(l.logStartOffset, next)
+	return l.afterTruncation()
+}
+
+// afterTruncation trims the leader epochs and rebuilds producer state to
+// the new log end, dropping snapshots beyond it.
+func (l *Log) afterTruncation() error {
+	l.epochs.TruncateFromEnd(l.nextOffset)
+	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+		return l.fail(err)
+	}
+	if err := l.rebuildProducerState(); err != nil {
+		return l.fail(err)
+	}
+	return nil
+}
+
+// truncateFullyAndStartAt deletes every segment and starts an empty log
+// at offset (LocalLog.truncateFullyAndStartAt).
+func (l *Log) truncateFullyAndStartAt(offset int64) error {
+	doomed := l.segs
+	l.segs = nil
+	if err := l.deleteSegmentsLocked(doomed, true); err != nil {
+		return err
+	}
+	s, err := segment.Create(l.fsys, l.dir, offset, l.segConfig(), l.clock)
+	if err != nil {
+		return l.fail(err)
+	}
+	l.segs = []*segment.Segment{s}
+	if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
+		return l.fail(err)
+	}
+	l.nextOffset, l.logStartOffset, l.recoveryPoint, l.highWatermark = offset, offset, offset, offset
+	l.epochs.Clear()
+	snaps, err := producer.ListSnapshots(l.fsys, l.dir)
+	if err != nil {
+		return l.fail(err)
+	}
+	for _, off := range snaps {
+		if err := l.fsys.Remove(segment.Path(l.dir, off, segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return l.fail(err)
+		}
+	}
+	l.producers = producer.NewState()
+	return l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint))
+}
+
+// deleteSegmentsLocked renames segs to .deleted and schedules their
+// removal after file.delete.delay.ms (immediately when now is set, as
+// recovery does). Caller holds l.mu and has already unlinked segs from
+// l.segs.
+func (l *Log) deleteSegmentsLocked(segs []*segment.Segment, now bool) error {
+	if len(segs) == 0 {
+		return nil
+	}
+	due := l.nowMs() + l.cfg.FileDeleteDelayMs
+	for _, s := range segs {
+		if err := s.ChangeFileSuffixes("", segment.DeletedSuffix); err != nil {
+			return l.fail(err)
+		}
+		l.pendingDeletes = append(l.pendingDeletes, pendingDelete{seg: s, due: due})
+	}
+	if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
+		return l.fail(err)
+	}
+	if now {
+		return l.removePending(true)
+	}
+	return nil
+}
+
+// removePending removes the .deleted segments that are due (all of them
+// with all).
+func (l *Log) removePending(all bool) error {
+	now := l.nowMs()
+	keep := l.pendingDeletes[:0]
+	var errs []error
+	for _, p := range l.pendingDeletes {
+		if !all && p.due > now {
+			keep = append(keep, p)
+			continue
+		}
+		if err := p.seg.DeleteIfExists(); err != nil {
+			errs = append(errs, err)
+			keep = append(keep, p)
+		}
+	}
+	l.pendingDeletes = keep
+	return errors.Join(errs...)
+}
+
+// DeleteSegments removes the oldest segments, as retention does
+// (UnifiedLog.deleteSegments): n must name a prefix of the log that leaves
+// at least one segment. The log start offset moves to the base of the
+// first segment kept — and that move is made durable (the log start
+// offset checkpoint) before any file goes. The segments' files are
+// renamed to .deleted and removed once file.delete.delay.ms has passed
+// (see DeletePendingSegments); producer snapshots below the new start
+// offset go with them. It returns the new log start offset.
+func (l *Log) DeleteSegments(n int) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.checkWritable(); err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		return l.logStartOffset, nil
+	}
+	if n >= len(l.segs) {
+		return 0, fmt.Errorf("log: cannot delete %d of %d segments: the active segment stays (roll first)", n, len(l.segs))
+	}
+	newStart := max(l.logStartOffset, l.segs[n].BaseOffset())
+	if err := l.setLogStartOffset(newStart); err != nil {
+		return 0, err
+	}
+	doomed := append([]*segment.Segment(nil), l.segs[:n]...)
+	l.segs = append([]*segment.Segment(nil), l.segs[n:]...)
+	if err := l.deleteSegmentsLocked(doomed, false); err != nil {
+		return newStart, err
+	}
+	if err := l.deleteSnapshotsBelow(newStart); err != nil {
+		return newStart, err
+	}
+	return newStart, l.removePending(false)
+}
+
+// IncrementLogStartOffset moves the log start offset forward (a
+// DeleteRecords request, or retention), durably, without deleting files.
+func (l *Log) IncrementLogStartOffset(offset int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.checkWritable(); err != nil {
+		return err
+	}
+	if offset > l.highWatermark {
+		return fmt.Errorf("%w: cannot move the log start offset to %d beyond the high watermark %d", ErrOffsetOutOfRange, offset, l.highWatermark)
+	}
+	if offset <= l.logStartOffset {
+		return nil
+	}
+	return l.setLogStartOffset(offset)
+}
+
+// setLogStartOffset records a new log start offset and checkpoints it.
+func (l *Log) setLogStartOffset(offset int64) error {
+	l.logStartOffset = offset
+	l.recoveryPoint = max(l.recoveryPoint, offset)
+	l.epochs.TruncateFromStart(offset)
+	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+		return l.fail(err)
+	}
+	if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, offset); err != nil {
+		return l.fail(err)
+	}
+	return nil
+}
+
+// deleteSnapshotsBelow removes producer snapshots at offsets below offset.
+func (l *Log) deleteSnapshotsBelow(offset int64) error {
+	snaps, err := producer.ListSnapshots(l.fsys, l.dir)
+	if err != nil {
+		return err
+	}
+	for _, off := range snaps {
+		if off >= offset {
+			break
+		}
+		if err := l.fsys.Remove(segment.Path(l.dir, off, segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeletePendingSegments removes the .deleted segments whose
+// file.delete.delay.ms has passed. It returns how many remain pending.
+func (l *Log) DeletePendingSegments() (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.removePending(false)
+	return len(l.pendingDeletes), err
+}
+
+// writeOffsetCheckpoint updates this partition's entry in a per-log-dir
+// offset checkpoint file, keeping the other partitions' entries.
+func (l *Log) writeOffsetCheckpoint(name string, offset int64) error {
+	p := path.Join(l.parentDir(), name)
+	m, err := checkpoint.ReadOffsets(l.fsys, p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A corrupt checkpoint is rewritten with what we know (C8).
+		m = nil
+	}
+	if m == nil {
+		m = map[checkpoint.TopicPartition]int64{}
+	}
+	m[l.tp] = offset
+	return checkpoint.WriteOffsets(l.fsys, p, m)
+}
+
+// Close flushes the log, writes the producer snapshot, the recovery point
+// and log start offset checkpoints, closes (and so trims) every segment,
+// removes the pending .deleted files, and — last, after everything is
+// durable — writes the log directory's clean-shutdown marker, when it was
+// there at open or this partition is the only one in the directory (so
+// that no other partition's unclean shutdown is hidden). A read-only or
+// failed log just closes its files.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	if l.opt.ReadOnly || l.failed != nil {
+		var errs []error
+		for _, s := range l.segs {
+			errs = append(errs, s.CloseHandlers())
+		}
+		return errors.Join(errs...)
+	}
+	var errs []error
+	if err := l.flushLocked(l.nextOffset); err != nil {
+		errs = append(errs, err)
+	}
+	if err := producer.WriteSnapshot(l.fsys, l.dir, l.nextOffset, l.producers.Snapshot()); err != nil {
+		errs = append(errs, err)
+	}
+	for _, s := range l.segs {
+		errs = append(errs, s.Close())
+	}
+	errs = append(errs, l.removePending(true))
+	errs = append(errs, l.writeOffsetCheckpoint(RecoveryPointCheckpoint, l.recoveryPoint))
+	errs = append(errs, l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, l.logStartOffset))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
+		return err
+	}
+	if l.load.CleanShutdown || l.onlyPartition() {
+		return checkpoint.WriteCleanShutdown(l.fsys, l.parentDir(), l.opt.BrokerEpoch)
+	}
+	return nil
+}
+
+// onlyPartition reports whether the log directory holds no other
+// partition directory.
+func (l *Log) onlyPartition() bool {
+	infos, err := vfs.ReadDir(l.fsys, l.parentDir())
+	if err != nil {
+		return false
+	}
+	for _, fi := range infos {
+		if fi.IsDir() && fi.Name() != path.Base(l.dir) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,322 @@
+package record
+
+import (
+	"math"
+
+	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/format"
+)
+
+// Header is a record header. Key is UTF-8 text on the wire; it is kept as
+// bytes so that iteration allocates nothing. Value is nil for a null value.
+type Header struct {
+	Key   []byte
+	Value []byte
+}
+
+// Record is one record of a v2 batch, or one message of a legacy message
+// set. Iterators fill a caller-owned Record whose Key, Value and Headers
+// alias the batch (or the iterator's decompression buffer); they are valid
+// until the next call to Next or Reset. Copy them to keep them.
+type Record struct {
+	// Offset and Timestamp are absolute: baseOffset + offsetDelta and
+	// baseTimestamp + timestampDelta (or the batch's maxTimestamp under
+	// LogAppendTime).
+	Offset    int64
+	Timestamp int64
+
+	// OffsetDelta and TimestampDelta are the values stored in the record.
+	OffsetDelta    int32
+	TimestampDelta int64
+
+	// Attributes is the record's attribute byte (unused by Kafka today).
+	Attributes int8
+
+	// Key and Value are nil when null.
+	Key   []byte
+	Value []byte
+
+	// Headers is reused between records; its length is the header count.
+	Headers []Header
+}
+
+// Iterator decodes the records of one v2 batch at a time into a
+// caller-owned Record, decompressing into a buffer it keeps between
+// batches, so that steady-state iteration allocates nothing.
+//
+//	var it record.Iterator
+//	var r record.Record
+//	it.Reset(&batch)
+//	for it.Next(&r) {
+//		use(r.Offset, r.Key, r.Value)
+//	}
+//	if err := it.Err(); err != nil { ... }
+//
+// An Iterator is not safe for concurrent use.
+type Iterator struct {
+	// MaxDecompressed bounds the decompressed size of a batch's records;
+	// 0 means DefaultMaxDecompressed.
+	MaxDecompressed int
+
+	dec compress.Decoder
+	buf []byte // decompression buffer, reused
+
+	b          []byte // the records being iterated (payload or buf)
+	pos        int    // read position in b
+	base       int64  // file position of b[0] for errors, relative to the batch
+	compressed bool
+
+	baseOffset      int64
+	lastOffsetDelta int32
+	baseTimestamp   int64
+	maxTimestamp    int64
+	logAppendTime   bool
+	control         bool
+	count           int32
+	read            int32
+	prevDelta       int32
+	err             error
+}
+
+// Reset starts iterating over the records of b. A compressed payload is
+// decompressed here, bounded by MaxDecompressed; an error is kept for Err
+// and Next returns false.
+func (it *Iterator) Reset(b *Batch) {
+	it.baseOffset = b.BaseOffset
+	it.lastOffsetDelta = b.LastOffsetDelta
+	it.baseTimestamp = b.BaseTimestamp
+	it.maxTimestamp = b.MaxTimestamp
+	it.logAppendTime = b.Attributes.TimestampType() == LogAppendTime
+	it.control = b.Attributes.IsControl()
+	it.count = b.RecordCount
+	it.read = 0
+	it.prevDelta = -1
+	it.pos = 0
+	it.err = nil
+	payload := b.Raw[RecordsOffset:]
+	codec := b.Attributes.Codec()
+	it.compressed = codec != compress.None
+	if !it.compressed {
+		it.b = payload
+		it.base = RecordsOffset
+		return
+	}
+	limit := it.MaxDecompressed
+	if limit <= 0 {
+		limit = DefaultMaxDecompressed
+	}
+	out, err := it.dec.AppendDecompressed(it.buf[:0], codec, payload, limit)
+	if cap(out) > cap(it.buf) {
+		it.buf = out[:0]
+	}
+	if err != nil {
+		it.b = nil
+		it.err = format.Corrupt("", RecordsOffset, err)
+		return
+	}
+	it.b = out
+	// Positions inside decompressed data have no place in the file; errors
+	// point at the start of the compressed payload.
+	it.base = RecordsOffset
+}
+
+// Err returns the first error met, or nil if every record was read and the
+// records section held exactly the declared count.
+func (it *Iterator) Err() error { return it.err }
+
+// Remaining is the number of records Next has yet to return.
+func (it *Iterator) Remaining() int { return int(it.count - it.read) }
+
+// fail records an error at position pos of the records section.
+func (it *Iterator) fail(pos int, sentinel error, msg string, args ...any) bool {
+	off := it.base
+	if !it.compressed {
+		off += int64(pos)
+	}
+	it.err = format.Corruptf("", off, sentinel, msg, args...)
+	return false
+}
+
+// Next decodes the next record into r and reports whether there was one.
+// At the end it checks that no bytes are left over; see Err.
+func (it *Iterator) Next(r *Record) bool {
+	if it.err != nil {
+		return false
+	}
+	b := it.b
+	pos := it.pos
+	if it.read >= it.count {
+		if pos != len(b) {
+			return it.fail(pos, format.ErrInvalid, "incorrect declared batch size: %d bytes left after %d records", len(b)-pos, it.count)
+		}
+		return false
+	}
+	start := pos
+
+	// length
+	var length int32
+	if pos < len(b) && b[pos] < 0x80 {
+		u := uint32(b[pos])
+		length = int32(u>>1) ^ -int32(u&1)
+		pos++
+	} else {
+		v, n := format.Varint(b[pos:])
+		if n <= 0 {
+			return it.fail(pos, format.ParseError(n), "record %d of %d: length", it.read, it.count)
+		}
+		length, pos = v, pos+n
+	}
+	if length < 0 || int(length) > len(b)-pos {
+		if length < 0 {
+			return it.fail(start, format.ErrInvalid, "record %d: negative size %d", it.read, length)
+		}
+		return it.fail(start, format.ErrTruncated, "record %d: size %d but %d bytes left (premature EOF)", it.read, length, len(b)-pos)
+	}
+	end := pos + int(length)
+	body := b[:end] // bound every field read to the record body
+	if end-pos < 1 {
+		return it.fail(start, format.ErrInvalid, "invalid record size: %d", length)
+	}
+	r.Attributes = int8(body[pos])
+	pos++
+
+	// timestampDelta (varlong)
+	var tsDelta int64
+	if pos < end && body[pos] < 0x80 {
+		u := uint64(body[pos])
+		tsDelta = int64(u>>1) ^ -int64(u&1)
+		pos++
+	} else {
+		v, n := format.Varlong(body[pos:])
+		if n <= 0 {
+			return it.fail(pos, format.ParseError(n), "record %d: timestamp delta", it.read)
+		}
+		tsDelta, pos = v, pos+n
+	}
+	// offsetDelta
+	var offDelta int32
+	if pos < end && body[pos] < 0x80 {
+		u := uint32(body[pos])
+		offDelta = int32(u>>1) ^ -int32(u&1)
+		pos++
+	} else {
+		v, n := format.Varint(body[pos:])
+		if n <= 0 {
+			return it.fail(pos, format.ParseError(n), "record %d: offset delta", it.read)
+		}
+		offDelta, pos = v, pos+n
+	}
+	if offDelta <= it.prevDelta || offDelta > it.lastOffsetDelta {
+		return it.fail(start, format.ErrInvalid, "record %d: offset delta %d after %d (lastOffsetDelta %d)", it.read, offDelta, it.prevDelta, it.lastOffsetDelta)
+	}
+	it.prevDelta = offDelta
+
+	var ok bool
+	if r.Key, pos, ok = readBytes(body, pos); !ok {
+		return it.fail(pos, format.ErrInvalid, "record %d: key length", it.read)
+	}
+	if r.Value, pos, ok = readBytes(body, pos); !ok {
+		return it.fail(pos, format.ErrInvalid, "record %d: value length", it.read)
+	}
+
+	// headers
+	var nh int32
+	if pos < end && body[pos] < 0x80 {
+		u := uint32(body[pos])
+		nh = int32(u>>1) ^ -int32(u&1)
+		pos++
+	} else {
+		v, n := format.Varint(body[pos:])
+		if n <= 0 {
+			return it.fail(pos, format.ParseError(n), "record %d: header count", it.read)
+		}
+		nh, pos = v, pos+n
+	}
+	if nh < 0 || int(nh) > (end-pos)/2 {
+		return it.fail(pos, format.ErrInvalid, "record %d: invalid number of record headers %d", it.read, nh)
+	}
+	hs := r.Headers[:0]
+	for i := int32(0); i < nh; i++ {
+		var h Header
+		if h.Key, pos, ok = readBytes(body, pos); !ok || h.Key == nil {
+			return it.fail(pos, format.ErrInvalid, "record %d: header %d key", it.read, i)
+		}
+		if h.Value, pos, ok = readBytes(body, pos); !ok {
+			return it.fail(pos, format.ErrInvalid, "record %d: header %d value", it.read, i)
+		}
+		hs = append(hs, h)
+	}
+	r.Headers = hs
+	if pos != end {
+		return it.fail(start, format.ErrInvalid, "invalid record size: expected %d bytes in record payload, found %d", length, int(length)-(end-pos))
+	}
+	if it.control && (len(r.Key) < 4 || format.Int16(r.Key) != 0) {
+		return it.fail(start, format.ErrInvalid, "control record key must hold version 0 and a type")
+	}
+
+	ts := it.baseTimestamp + tsDelta
+	if (tsDelta > 0 && ts < it.baseTimestamp) || (tsDelta < 0 && ts > it.baseTimestamp) {
+		return it.fail(start, format.ErrInvalid, "record %d: timestamp %d%+d overflows", it.read, it.baseTimestamp, tsDelta)
+	}
+	if it.logAppendTime {
+		ts = it.maxTimestamp
+	}
+	r.Timestamp = ts
+	r.TimestampDelta = tsDelta
+	r.OffsetDelta = offDelta
+	r.Offset = it.baseOffset + int64(offDelta)
+	it.pos = end
+	it.read++
+	if it.read == it.count && end != len(b) {
+		return it.fail(end, format.ErrInvalid, "incorrect declared batch size: %d bytes left after %d records", len(b)-end, it.count)
+	}
+	return true
+}
+
+// readBytes reads a varint length and that many bytes from b at pos. A
+// length of -1 is null; below -1, or past the end of b, is invalid. The
+// returned slice is capped so appending to it cannot overwrite b.
+func readBytes(b []byte, pos int) ([]byte, int, bool) {
+	var l int32
+	if pos < len(b) && b[pos] < 0x80 {
+		u := uint32(b[pos])
+		l = int32(u>>1) ^ -int32(u&1)
+		pos++
+	} else {
+		v, n := format.Varint(b[pos:])
+		if n <= 0 {
+			return nil, pos, false
+		}
+		l, pos = v, pos+n
+	}
+	if l < 0 {
+		return nil, pos, l == -1
+	}
+	if int(l) > len(b)-pos {
+		return nil, pos, false
+	}
+	end := pos + int(l)
+	return b[pos:end:end], end, true
+}
+
+// Validate checks a v2 batch completely: what ReadBatch checks, and then
+// every record (declared sizes, varint lengths, key/value/header lengths,
+// offset deltas increasing and within lastOffsetDelta, the record count
+// against the bytes). It reuses it's buffers; it may be a zero Iterator.
+func (it *Iterator) Validate(b *Batch) error {
+	var r Record
+	it.Reset(b)
+	n := 0
+	for it.Next(&r) {
+		n++
+	}
+	if it.err != nil {
+		return it.err
+	}
+	if int32(n) != b.RecordCount {
+		return format.Corruptf("", RecordsCountOffset, format.ErrInvalid, "declared %d records, found %d", b.RecordCount, n)
+	}
+	return nil
+}
+
+var _ = math.MaxInt32

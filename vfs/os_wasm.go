@@ -1,0 +1,36 @@
+//go:build js || wasip1
+
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// osFile returns f as a File that refuses a negative Truncate, which
+// Node.js's ftruncate accepts.
+func osFile(f *os.File) File { return wasmFile{f} }
+
+type wasmFile struct{ *os.File }
+
+func (f wasmFile) Truncate(size int64) error {
+	if size < 0 {
+		return &fs.PathError{Op: "truncate", Path: f.Name(), Err: syscall.EINVAL}
+	}
+	return f.File.Truncate(size)
+}
+
+// osErr adds GOOS/GOARCH to an error that says the host has no filesystem
+// (a browser answers ENOSYS), keeping errors.Is(err, errors.ErrUnsupported).
+func osErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(pe.Err, errors.ErrUnsupported) {
+		return &fs.PathError{Op: pe.Op, Path: pe.Path, Err: fmt.Errorf("%w on %s/%s (no filesystem in this host; use vfs.NewMem): %w",
+			errors.ErrUnsupported, runtime.GOOS, runtime.GOARCH, pe.Err)}
+	}
+	return err
+}
