@@ -53,8 +53,10 @@
 // 64 KiB chunks, and keeps in memory only the bytes up to the last
 // non-zero one: the entries, not the preallocated zero tail. An index of n
 // entries costs 8n bytes of memory (at most 10 MiB at the default
-// segment.index.bytes, for a full index), and opening it costs one read of
-// the file. Each append is one WriteAt of 8 bytes at slot entries*8; the
+// segment.index.bytes, for a full index; opening one briefly needs up to
+// twice that while the buffer grows), and opening costs one read of the
+// file: about 5 ms for 8 MiB. Each append is one WriteAt of 8 bytes at slot entries*8, and
+// publishes a new snapshot for readers (one small allocation); the
 // operating system's page cache plays the part of Kafka's mapping, and
 // Flush (Sync) makes it durable. Truncate (vfs.File.Truncate) preallocates,
 // resizes and trims. Lookups never touch the file and do not allocate. The

@@ -182,9 +182,10 @@ func TestRealPaddedIndex(t *testing.T) {
 	}
 }
 
-// leaderRestarts names the real partitions whose offset index a rebuild
-// cannot reproduce, with the reason, which TestRealReconstruction checks
-// as far as the files allow.
+// rebuildDiffers names the real partitions whose offset index a rebuild
+// cannot reproduce, with the reason. The follower's is PROVENANCE.md's; the
+// restarts show in the time indexes, as close entries written before the
+// segment's last (timeindex's TestRealReconstruction checks them).
 var rebuildDiffers = map[string]string{
 	"dipendrasaini__kafka-learnning-series/tmp/kafka-logs-1/invoice-0":                                 "follower: multi-batch appends",
 	"fuzibotond__Experts-in-team-innovation/kafka/data/__cluster_metadata-0":                           "broker restarts",

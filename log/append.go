@@ -3,6 +3,7 @@ package log
 import (
 	"fmt"
 	"math"
+	"path"
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
@@ -196,6 +197,14 @@ func (l *Log) appendLocked(records []byte, now int64) (bool, error) {
 		}
 	}
 	l.nextOffset = info.LastOffset + 1
+	if l.epochsDirty {
+		// A new leader epoch is checkpointed at once, as Kafka's
+		// LeaderEpochFileCache.assign does.
+		if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+			return rolled, l.fail(err)
+		}
+		l.epochsDirty = false
+	}
 	if !l.hwManual {
 		l.highWatermark = l.nextOffset
 	}
@@ -260,8 +269,8 @@ func (l *Log) Roll() error {
 
 // rollLocked makes a new active segment at max(expectedNextOffset, LEO)
 // (LocalLog.roll). In order: the old segment's final time index entry and
-// trims, a producer snapshot at the new base, the new segment, then the
-// old segment's flush, which moves the recovery point.
+// trims, its flush (which moves the recovery point), a producer snapshot at
+// the new base, then the new segment, made durable in the directory.
 func (l *Log) rollLocked(expectedNextOffset int64) error {
 	newBase := max(expectedNextOffset, l.nextOffset)
 	active := l.segs[len(l.segs)-1]
@@ -277,8 +286,17 @@ func (l *Log) rollLocked(expectedNextOffset int64) error {
 		if err := active.DeleteIfExists(); err != nil {
 			return l.fail(err)
 		}
-	} else if err := active.OnBecomeInactive(); err != nil {
-		return l.fail(err)
+	} else {
+		if err := active.OnBecomeInactive(); err != nil {
+			return l.fail(err)
+		}
+		// The old segment is flushed before the new one exists: a new
+		// segment on disk then always follows complete data, so a crash
+		// can never leave a hole between segments that recovery would
+		// not see. (Kafka flushes it asynchronously just after.)
+		if err := l.flushLocked(newBase); err != nil {
+			return err
+		}
 	}
 	if err := producer.WriteSnapshot(l.fsys, l.dir, newBase, l.producers.Snapshot()); err != nil {
 		return l.fail(err)
@@ -291,7 +309,7 @@ func (l *Log) rollLocked(expectedNextOffset int64) error {
 	if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
 		return l.fail(err)
 	}
-	return l.flushLocked(newBase)
+	return nil
 }
 
 // Flush makes everything appended so far durable and moves the recovery
@@ -328,6 +346,7 @@ func (l *Log) flushLocked(offset int64) error {
 		l.lastFlushMs = l.nowMs()
 		return nil
 	}
+	newSegment := false
 	for i, s := range l.segs {
 		end := int64(math.MaxInt64)
 		if i+1 < len(l.segs) {
@@ -337,6 +356,14 @@ func (l *Log) flushLocked(offset int64) error {
 			continue
 		}
 		if err := s.Flush(); err != nil {
+			return l.fail(err)
+		}
+		newSegment = newSegment || s.BaseOffset() >= l.recoveryPoint
+	}
+	// A segment created since the last flush is durable only once its
+	// directory entry is (LocalLog.flush flushes the directory then).
+	if newSegment {
+		if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
 			return l.fail(err)
 		}
 	}

@@ -96,7 +96,7 @@ func Open(fsys vfs.FS, dir string, cfg Config, opt Options) (*Log, error) {
 		l.tp = checkpoint.TopicPartition{Topic: path.Base(l.dir), Partition: -1}
 	}
 	if !opt.ReadOnly {
-		if err := fsys.MkdirAll(l.dir, 0o755); err != nil {
+		if err := mkdirDurable(fsys, l.dir); err != nil {
 			return nil, err
 		}
 	}
@@ -154,6 +154,9 @@ func (l *Log) loadAll() error {
 			return err
 		}
 		l.segs = []*segment.Segment{s}
+		if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
+			return err
+		}
 	}
 	next, err := l.segs[len(l.segs)-1].ReadNextOffset()
 	if err != nil {
@@ -186,6 +189,7 @@ func (l *Log) loadAll() error {
 	if err := l.epochs.Flush(l.fsys, epochPath); err != nil {
 		return err
 	}
+	l.epochsDirty = false
 	if err := l.rebuildProducerState(); err != nil {
 		return err
 	}
@@ -444,7 +448,11 @@ func (l *Log) observeBatch(ps *producer.State, e *record.Entry) ([]index.Aborted
 	b := &e.Batch
 	if b.PartitionLeaderEpoch >= 0 {
 		if latest, ok := l.epochs.LatestEpoch(); !ok || b.PartitionLeaderEpoch > latest {
-			l.epochs.Assign(b.PartitionLeaderEpoch, b.BaseOffset)
+			if changed, err := l.epochs.Assign(b.PartitionLeaderEpoch, b.BaseOffset); err != nil {
+				l.load.Problems = append(l.load.Problems, fmt.Sprintf("leader epoch %d at offset %d: %v", b.PartitionLeaderEpoch, b.BaseOffset, err))
+			} else if changed {
+				l.epochsDirty = true
+			}
 		}
 	}
 	aborted, err := updateProducers(ps, b)
@@ -583,4 +591,35 @@ func (l *Log) closeSegments() {
 		s.CloseHandlers()
 	}
 	l.segs = nil
+}
+
+// mkdirDurable creates dir and any missing parents, and syncs the
+// directory that holds each one it created, so that a new partition
+// directory survives a crash (LogManager.createLog flushes the log
+// directory).
+func mkdirDurable(fsys vfs.FS, dir string) error {
+	var created []string
+	for d := dir; ; d = path.Dir(d) {
+		if _, err := fsys.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		created = append(created, d)
+		if path.Dir(d) == d {
+			break
+		}
+	}
+	if len(created) == 0 {
+		return nil
+	}
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := len(created) - 1; i >= 0; i-- {
+		if err := vfs.SyncDir(fsys, path.Dir(created[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }

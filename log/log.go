@@ -87,6 +87,7 @@ type Log struct {
 	hwManual       bool // SetHighWatermark was called: HW no longer follows LEO
 	recoveryPoint  int64
 	epochs         *checkpoint.LeaderEpochCache
+	epochsDirty    bool // epochs changed since the checkpoint was written
 	producers      *producer.State
 	unflushed      int64 // messages appended since the last flush
 	lastFlushMs    int64

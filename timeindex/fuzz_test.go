@@ -21,7 +21,7 @@ import (
 var generate = flag.Bool("generate", false, "rewrite the committed fuzz seed corpora (testdata/fuzz) from scenarios and ../shared/kafka-real")
 
 const (
-	opAppend = iota
+	opAppend     = iota
 	opAppendRoll // skipFullCheck, as at roll and close
 	opLookup
 	opTruncate
