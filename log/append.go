@@ -238,8 +238,8 @@ func (l *Log) appendAborted(s *segment.Segment, aborted []index.AbortedTxn) erro
 func (l *Log) maybeRoll(info segment.AppendInfo, now int64) (bool, error) {
 	active := l.segs[len(l.segs)-1]
 	should, err := active.ShouldRoll(segment.RollParams{
-		MaxSegmentBytes:        int64(l.cfg.SegmentBytes),
-		MaxSegmentMs:           l.cfg.SegmentMs,
+		MaxSegmentBytes:        int64(l.cfg.SegmentSize()),
+		MaxSegmentMs:           l.cfg.MaxSegmentMs(),
 		MaxTimestampInMessages: info.MaxTimestamp,
 		MaxOffsetInMessages:    info.LastOffset,
 		MessagesSize:           int64(info.Bytes),

@@ -569,7 +569,14 @@ func (l *Log) rebuildProducerState() error {
 			}
 		}
 		if err := rs.Err(); err != nil {
-			return err
+			var ce *format.CorruptionError
+			if !errors.As(err, &ce) {
+				return err
+			}
+			// Without recovery (a clean shutdown) the log may hold a bad
+			// batch; producer state stops there, and reads report it.
+			l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state rebuild stopped: %v", err))
+			break
 		}
 	}
 	l.producers = ps

@@ -191,16 +191,13 @@ func (l *Log) floorSegment(offset int64) int {
 }
 
 func (l *Log) segConfig() segment.Config {
-	c := segment.Config{
+	return segment.Config{
 		IndexIntervalBytes: int(l.cfg.IndexIntervalBytes),
 		MaxIndexSize:       int(l.cfg.SegmentIndexBytes),
 		Preallocate:        l.cfg.Preallocate,
-		InitFileSize:       int64(l.cfg.SegmentBytes),
+		InitFileSize:       int64(l.cfg.InitFileSize()),
+		RollJitterMs:       l.cfg.RandomSegmentJitter(l.rng),
 	}
-	if j := l.cfg.SegmentJitterMs; j > 0 {
-		c.RollJitterMs = l.rng.Int64N(min(j, l.cfg.SegmentMs))
-	}
-	return c
 }
 
 func (l *Log) checkWritable() error {

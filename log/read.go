@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
@@ -62,7 +63,9 @@ func (e *OffsetOutOfRangeError) Error() string {
 func (e *OffsetOutOfRangeError) Unwrap() error { return ErrOffsetOutOfRange }
 
 // Read returns up to maxBytes of whole entries from the first one holding
-// an offset ≥ offset (LocalLog.read). An offset below the log start
+// an offset ≥ offset (LocalLog.read). Every entry returned has passed its
+// checksum: corruption is reported as a *format.CorruptionError naming the
+// file and byte position, never returned as data. An offset below the log start
 // offset or above the log end offset is an *OffsetOutOfRangeError; at the
 // log end the result is empty. Unless opt.NoMinOneMessage, one entry is
 // returned whole even when it is larger than maxBytes. dst, if it has the
@@ -119,7 +122,15 @@ func (l *Log) Read(offset int64, maxBytes int, dst []byte, opt ReadOptions) (Rea
 		if err != nil && !(err == io.EOF && n == info.Size) {
 			return res, err
 		}
-		res.Records = trimPartial(buf[:n])
+		end := l.nextOffset
+		if i+1 < len(l.segs) {
+			end = l.segs[i+1].BaseOffset()
+		}
+		recs, err := validPrefix(buf[:n], s.LogPath(), info.Position, s.BaseOffset(), end)
+		if err != nil {
+			return res, err
+		}
+		res.Records = recs
 		if opt.Isolation == IsolationCommitted && len(res.Records) > 0 {
 			res.AbortedTxns, err = l.collectAborted(offset, lastOffsetOf(res.Records)+1)
 			if err != nil {
@@ -132,16 +143,34 @@ func (l *Log) Read(offset int64, maxBytes int, dst []byte, opt ReadOptions) (Rea
 	return res, nil
 }
 
-// trimPartial cuts a trailing partial entry (a read cut at maxBytes ends
-// mid-entry only with minOneMessage off, or at a maxPosition inside one).
-func trimPartial(b []byte) []byte {
-	s := record.NewScanner(b, "", 0)
+// validPrefix checks the entries read — size, magic, header fields and
+// checksum of each, and offsets that increase within [segBase, segEnd) —
+// so that a byte damaged on disk or on the way is caught here, never
+// passed on as data. It returns the run of valid entries. A trailing
+// partial entry (a read cut inside an entry by maxPosition) is dropped.
+// When the very first entry is bad the error names the file and position;
+// otherwise the good entries before it are returned, and the next read,
+// starting at the bad one, reports it.
+func validPrefix(b []byte, path string, pos, segBase, segEnd int64) ([]byte, error) {
+	s := record.NewScanner(b, path, pos)
+	prev := segBase - 1
+	valid := 0
 	for s.Next() {
+		e := s.Entry()
+		if e.BaseOffset() <= prev || e.LastOffset() >= segEnd {
+			err := format.Corruptf(path, e.Position, format.ErrInvalid, "offsets %d..%d out of order or outside the segment's range [%d, %d)", e.BaseOffset(), e.LastOffset(), segBase, segEnd)
+			if valid == 0 {
+				return nil, err
+			}
+			return b[:valid], nil
+		}
+		prev = e.LastOffset()
+		valid = s.ValidBytes()
 	}
-	if s.Err() != nil {
-		return b // let the reader see and report the corruption
+	if err := s.Err(); err != nil && valid == 0 {
+		return nil, err
 	}
-	return b[:s.ValidBytes()]
+	return b[:valid], nil
 }
 
 func lastOffsetOf(b []byte) int64 {

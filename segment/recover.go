@@ -89,36 +89,34 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 	}
 
 	res := RecoverResult{NextOffset: s.base}
+	// Pass 1 finds the valid prefix; pass 2 rebuilds the indexes and the
+	// caller's state from it. Two passes, because the entry that breaks
+	// the offset order may show that the one before it was the bad one.
+	validBytes, reason, tail, err := s.validPrefix(fileSize)
+	if err != nil {
+		return res, err // an I/O error: nothing is truncated
+	}
+	res.Reason, res.Tail = reason, tail
 	s.maxTs, s.offsetOfMaxTs, s.tsKnown = record.NoTimestamp, s.base, true
-	var validBytes, lastIndexEntry int64
-	prevLast := s.base - 1
+	var lastIndexEntry, pos int64
 	var rs record.ReaderScanner
-	rs.Reset(s.log, fileSize, s.LogPath(), 0)
+	rs.Reset(s.log, validBytes, s.LogPath(), 0)
 	for rs.Next() {
 		e := rs.Entry()
-		base, last := e.BaseOffset(), e.LastOffset()
-		if base <= prevLast {
-			res.Reason = format.Corruptf(s.LogPath(), e.Position, format.ErrInvalid, "offsets %d..%d do not follow %d", base, last, prevLast)
-			break
-		}
-		if !s.canConvert(last) {
-			res.Reason = format.Corruptf(s.LogPath(), e.Position, format.ErrInvalid, "offset %d overflows a segment at %d", last, s.base)
-			break
-		}
+		last := e.LastOffset()
 		if ts := e.MaxTimestamp(); ts > s.maxTs {
 			s.maxTs, s.offsetOfMaxTs = ts, last
 		}
-		if validBytes-lastIndexEntry > int64(s.cfg.IndexIntervalBytes) {
-			if err := oi.Append(last, int32(validBytes)); err != nil {
+		if pos-lastIndexEntry > int64(s.cfg.IndexIntervalBytes) {
+			if err := oi.Append(last, int32(pos)); err != nil {
 				return res, err
 			}
 			if err := ti.MaybeAppend(s.maxTs, s.offsetOfMaxTs, false); err != nil {
 				return res, err
 			}
-			lastIndexEntry = validBytes
+			lastIndexEntry = pos
 		}
-		validBytes += int64(e.Size())
-		prevLast = last
+		pos += int64(e.Size())
 		res.Entries++
 		res.NextOffset = last + 1
 		if hooks.OnBatch != nil {
@@ -134,16 +132,7 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 		}
 	}
 	if err := rs.Err(); err != nil {
-		var ce *format.CorruptionError
-		if !errors.As(err, &ce) {
-			return res, err // an I/O error: nothing is truncated
-		}
-		if res.Reason == nil {
-			res.Reason = err
-		}
-	}
-	if res.Reason == nil {
-		res.Tail, _, _ = rs.Tail()
+		return res, err // the prefix was valid a moment ago: an I/O error
 	}
 	res.ValidBytes = validBytes
 	res.Truncated = fileSize - validBytes
@@ -208,4 +197,103 @@ func (s *Segment) HasOverflow() (bool, error) {
 		return false, err
 	}
 	return next > s.base && !s.canConvert(next-1), nil
+}
+
+// validPrefix scans the whole .log and returns the length of its valid
+// prefix, why it ends there (a *format.CorruptionError, or nil with the
+// tail kind for a clean or torn end), or an I/O error.
+//
+// Besides each entry's own checks (size, magic, header fields, checksum),
+// offsets must increase and fit the segment. The baseOffset field is not
+// covered by the checksum, so a damaged one shows only against its
+// neighbours. When entry i+1 does not follow entry i, either i+1's offsets
+// were lowered or i's were raised. An explanation wins when the suspect's
+// span of offsets exactly fills the hole its removal leaves (only its
+// baseOffset was damaged) and the other's does not; failing that, the
+// sequence without each suspect is scored (entries i-1, i+1, i+2 against
+// i-1, i, i+2: offsets out of order first, then the gaps between them).
+// Only when blaming i+1 is strictly better is i kept; otherwise the prefix
+// ends before i, so that offsets that may be wrong are never served.
+func (s *Segment) validPrefix(fileSize int64) (int64, error, record.TailKind, error) {
+	type seen struct {
+		pos, base, last int64
+		ok              bool
+	}
+	// score rates a run of entries: out-of-order steps, then total gap.
+	score := func(run ...seen) (int, int64) {
+		bad, gaps := 0, int64(0)
+		var prev *seen
+		for i := range run {
+			e := &run[i]
+			if !e.ok {
+				continue
+			}
+			if prev != nil {
+				if e.base <= prev.last {
+					bad++
+				} else {
+					gaps += e.base - prev.last - 1
+				}
+			}
+			prev = e
+		}
+		return bad, gaps
+	}
+	prevPrev := seen{base: s.base - 1, last: s.base - 1, ok: true}
+	var prev seen
+	var rs record.ReaderScanner
+	rs.Reset(s.log, fileSize, s.LogPath(), 0)
+	for rs.Next() {
+		e := rs.Entry()
+		base, last := e.BaseOffset(), e.LastOffset()
+		if base < s.base {
+			return e.Position, format.Corruptf(s.LogPath(), e.Position, format.ErrInvalid, "offsets %d..%d are below the segment's base %d", base, last, s.base), record.TailNone, nil
+		}
+		if prev.ok && base <= prev.last {
+			cur := seen{e.Position, base, last, true}
+			var next seen
+			if rs.Next() {
+				n := rs.Entry()
+				next = seen{n.Position, n.BaseOffset(), n.LastOffset(), true}
+			}
+			// An entry whose span exactly fills the hole its removal leaves
+			// is explained: only its baseOffset was damaged.
+			fits := func(before seen, x seen, after seen) bool {
+				return after.ok && after.base-before.last-1 == x.last-x.base+1
+			}
+			prevFits, curFits := fits(prevPrev, prev, cur), fits(prev, cur, next)
+			dropPrevBad, dropPrevGap := score(prevPrev, cur, next)
+			dropCurBad, dropCurGap := score(prevPrev, prev, next)
+			blameCur := curFits && !prevFits
+			if curFits == prevFits {
+				blameCur = dropCurBad < dropPrevBad || dropCurBad == dropPrevBad && dropCurGap < dropPrevGap
+			}
+			if blameCur {
+				return cur.pos, format.Corruptf(s.LogPath(), cur.pos, format.ErrInvalid, "offsets %d..%d do not follow %d", base, last, prev.last), record.TailNone, nil
+			}
+			if prevFits {
+				return prev.pos, format.Corruptf(s.LogPath(), prev.pos, format.ErrInvalid,
+					"damaged baseOffset: the entry here claims offsets %d..%d, but its %d records fill the hole between %d and %d", prev.base, prev.last, prev.last-prev.base+1, prevPrev.last, base), record.TailNone, nil
+			}
+			return prev.pos, format.Corruptf(s.LogPath(), prev.pos, format.ErrInvalid,
+				"offsets %d..%d here, or %d..%d in the next entry, are damaged (the baseOffset field has no checksum); the prefix ends before both", prev.base, prev.last, base, last), record.TailNone, nil
+		}
+		if !s.canConvert(last) {
+			return e.Position, format.Corruptf(s.LogPath(), e.Position, format.ErrInvalid, "offset %d overflows a segment at %d", last, s.base), record.TailNone, nil
+		}
+		if prev.ok {
+			prevPrev = prev
+		}
+		prev = seen{e.Position, base, last, true}
+	}
+	end := rs.ValidEnd()
+	if err := rs.Err(); err != nil {
+		var ce *format.CorruptionError
+		if !errors.As(err, &ce) {
+			return 0, nil, record.TailNone, err
+		}
+		return end, err, record.TailNone, nil
+	}
+	tail, _, _ := rs.Tail()
+	return end, nil, tail, nil
 }

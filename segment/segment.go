@@ -215,6 +215,12 @@ func (s *Segment) offsetIndex() (*index.OffsetIndex, error) {
 	if x := s.offIdx; x != nil {
 		return x, nil
 	}
+	if s.readOnly && s.missing(s.IndexPath()) {
+		if err := s.buildScratchIndexes(); err != nil {
+			return nil, err
+		}
+		return s.offIdx, nil
+	}
 	x, err := index.OpenOffsetIndex(s.fsys, s.IndexPath(), s.base, s.cfg.MaxIndexSize, !s.readOnly)
 	if err != nil {
 		return nil, err
@@ -227,12 +233,101 @@ func (s *Segment) timeIndex() (*timeindex.TimeIndex, error) {
 	if x := s.timeIdx; x != nil {
 		return x, nil
 	}
+	if s.readOnly && s.missing(s.TimeIndexPath()) {
+		if err := s.buildScratchIndexes(); err != nil {
+			return nil, err
+		}
+		return s.timeIdx, nil
+	}
 	x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, s.cfg.MaxIndexSize, !s.readOnly)
 	if err != nil {
 		return nil, err
 	}
 	s.timeIdx = x
 	return x, nil
+}
+
+func (s *Segment) missing(p string) bool {
+	_, err := s.fsys.Stat(p)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// buildScratchIndexes serves a read-only segment whose index files are
+// missing (a broker's active segment copied without its preallocated
+// indexes, say): the indexes are built in memory from the .log by Kafka's
+// recovery rules, and never written to the segment's directory. An index
+// that does exist on disk is still used.
+func (s *Segment) buildScratchIndexes() error {
+	type offPos struct {
+		off int64
+		pos int32
+	}
+	type tsOff struct{ ts, off int64 }
+	var offs []offPos
+	var tss []tsOff
+	maxTs, maxOff := record.NoTimestamp, s.base
+	var valid, lastEntry int64
+	lastTs := record.NoTimestamp
+	err := s.scanHeaders(0, s.size, func(h EntryHeader) bool {
+		if h.MaxTimestamp > maxTs {
+			maxTs, maxOff = h.MaxTimestamp, h.LastOffset
+		}
+		if valid-lastEntry > int64(s.cfg.IndexIntervalBytes) && s.canConvert(h.LastOffset) {
+			offs = append(offs, offPos{h.LastOffset, int32(valid)})
+			if maxTs > lastTs {
+				tss = append(tss, tsOff{maxTs, maxOff})
+				lastTs = maxTs
+			}
+			lastEntry = valid
+		}
+		valid += int64(h.Size)
+		return true
+	})
+	if err != nil {
+		// A corrupt entry ends the scratch index there; reads past it
+		// report the corruption themselves.
+		var ce *format.CorruptionError
+		if !errors.As(err, &ce) {
+			return err
+		}
+	}
+	if maxTs > lastTs {
+		tss = append(tss, tsOff{maxTs, maxOff})
+	}
+	scratch := vfs.NewMem()
+	if s.offIdx == nil {
+		x, err := index.OpenOffsetIndex(scratch, "scratch.index", s.base, (len(offs)+1)*index.EntrySize, true)
+		if err != nil {
+			return err
+		}
+		for _, e := range offs {
+			if err := x.Append(e.off, e.pos); err != nil {
+				return err
+			}
+		}
+		s.offIdx = x
+	}
+	if s.timeIdx == nil {
+		if !s.missing(s.TimeIndexPath()) {
+			x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, s.cfg.MaxIndexSize, false)
+			if err != nil {
+				return err
+			}
+			s.timeIdx = x
+			return nil
+		}
+		x, err := timeindex.OpenTimeIndex(scratch, "scratch.timeindex", s.base, (len(tss)+2)*timeindex.EntrySize, true)
+		if err != nil {
+			return err
+		}
+		for _, e := range tss {
+			if err := x.MaybeAppend(e.ts, e.off, true); err != nil {
+				return err
+			}
+		}
+		s.timeIdx = x
+	}
+	return nil
 }
 
 func (s *Segment) txnIndex() (*index.TransactionIndex, error) {

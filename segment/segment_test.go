@@ -400,3 +400,56 @@ func newMem() *vfs.Mem {
 	}
 	return m
 }
+
+// TestRecoverDamagedBaseOffset: the baseOffset field is outside the
+// checksum, so recovery finds a damaged one by the entries around it.
+func TestRecoverDamagedBaseOffset(t *testing.T) {
+	cfg := segment.Config{IndexIntervalBytes: 1024, MaxIndexSize: 1 << 20}
+	build := func() (*vfs.Mem, []int64) {
+		fsys := newMem()
+		s, err := segment.Create(fsys, "p-0", 0, cfg, &fakeClock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := appendBatches(t, s, 0, 10, 1000)
+		s.Close()
+		return fsys, pos
+	}
+	tests := []struct {
+		name     string
+		batch    int
+		newBase  int64
+		keepUpTo int // batches kept
+	}{
+		{"raised_in_the_middle", 5, 50 + 1<<20, 5},
+		{"lowered_in_the_middle", 5, 45, 5},
+		{"lowered_to_zero", 3, 0, 3},
+		{"raised_second", 1, 10 + 1<<33, 1},
+		{"raised_first", 0, 1 << 20, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys, pos := build()
+			f, _ := fsys.OpenFile("p-0/00000000000000000000.log", 2, 0)
+			f.WriteAt(format.AppendInt64(nil, tt.newBase), pos[tt.batch])
+			f.Close()
+			s, err := segment.Open(fsys, "p-0", 0, "", cfg, &fakeClock{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			res, err := s.Recover(segment.RecoverHooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := pos[tt.keepUpTo]
+			if res.ValidBytes != want || res.NextOffset != int64(tt.keepUpTo*10) {
+				t.Fatalf("kept %d bytes up to offset %d, want %d bytes, %d (%v)", res.ValidBytes, res.NextOffset, want, tt.keepUpTo*10, res.Reason)
+			}
+			var ce *format.CorruptionError
+			if !errors.As(res.Reason, &ce) || ce.Offset != want {
+				t.Fatalf("reason %v, want a corruption at %d", res.Reason, want)
+			}
+		})
+	}
+}

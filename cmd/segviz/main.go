@@ -36,6 +36,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"dump", "print the batches, records, and index entries of segment files", runDump},
+		{"retention", "show what retention deletes and until when each record can be read", runRetention},
 	}
 }
 

@@ -7,7 +7,14 @@
 //	go run ./cmd/ratios < bench.txt
 //
 // When the input holds several runs of a benchmark (concatenated files,
-// or -count > 1), the fastest is used.
+// or -count > 1), the fastest is used. On a machine shared with other work,
+// one run's ratios mix benchmarks measured minutes apart under different
+// load; several short runs and the fastest of each are steadier. With
+// -runs N, ratios runs the benchmarks itself N times in a row (each a
+// separate go test -count=1 with -benchtime, default 200ms), echoes their
+// output to stderr and prints the table from all of them:
+//
+//	go run ./cmd/ratios -runs 5 -benchtime 200ms
 //
 // Decode, uncompressed: segkit at least 4x faster than the fastest of
 // franz-go (kgo.ProcessFetchPartition), sarama and kafka-go, 0 allocs, and
@@ -23,9 +30,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"sort"
 	"strconv"
@@ -74,7 +84,26 @@ func fmtRes(r result, ok bool) string {
 }
 
 func main() {
-	res, err := parse(os.Stdin)
+	runs := flag.Int("runs", 0, "run the benchmarks this many times instead of reading stdin")
+	benchtime := flag.String("benchtime", "200ms", "-benchtime for -runs")
+	bench := flag.String("bench", ".", "-bench pattern for -runs")
+	flag.Parse()
+	var in io.Reader = os.Stdin
+	if *runs > 0 {
+		var all bytes.Buffer
+		for i := range *runs {
+			fmt.Fprintf(os.Stderr, "ratios: run %d of %d\n", i+1, *runs)
+			cmd := exec.Command("go", "test", "-run", "^$", "-bench", *bench, "-benchtime", *benchtime, "-count", "1", ".")
+			cmd.Stdout = io.MultiWriter(&all, os.Stderr)
+			cmd.Stderr = os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, "ratios:", err)
+				os.Exit(1)
+			}
+		}
+		in = &all
+	}
+	res, err := parse(in)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

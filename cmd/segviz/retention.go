@@ -1,0 +1,594 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/vfs"
+)
+
+const retentionHelp = `Usage: segviz retention [flags] DIR
+       segviz retention --what-if [--rate R] [--record-size B] [--batch N] [--duration D] [flags]
+
+Kafka deletes whole segments, so a record outlives retention.ms by up to
+segment.ms plus a retention check interval. This command says when.
+
+For a partition directory DIR it prints the plan of a retention check at
+--now (the segments Kafka would delete, oldest first, each with the rule
+that deletes it and the timestamp that decided, and the new log start
+offset) and, for every segment, the latest time its records can still be
+read: "readable until". The rules are Kafka's (UnifiedLog.deleteOldSegments):
+
+  1. log start offset: a segment whose successor starts at or below the log
+     start offset goes (after a DeleteRecords, or an interrupted deletion);
+  2. retention.bytes: the oldest segments go while the log stays at least
+     retention.bytes without them (so a partition keeps up to
+     retention.bytes + one segment: a floor, not a cap);
+  3. retention.ms: a segment goes once its newest record is more than
+     retention.ms old (its file's mtime when it has no timestamps).
+
+Each rule deletes only from the oldest segment on, stops at the first it
+keeps, never passes the high watermark, and never deletes the empty active
+segment; when every segment qualifies the log rolls first. The checks run
+every log.retention.check.interval.ms (5 min), the first
+log.initial.task.delay.ms (30 s) after the broker starts; the files stay
+on disk as .deleted for file.delete.delay.ms (60 s) more.
+
+DIR is opened read-only: nothing in it is ever written. A partition
+directory carries no topic config, so unset settings are Kafka's defaults;
+set them with the flags below, --config key=value (repeatable; topic or
+broker property names) or --config-file (a .properties file). Without
+--broker-start the phase of the checks is unknown, and each readable-until
+time is the latest the check can be: the instant the segment qualifies
+plus the check interval. The high watermark is read from the log
+directory's replication-offset-checkpoint when there is one; otherwise it
+is the log end offset.
+
+--what-if simulates a steady traffic under the config (no DIR) and prints
+the timeline of rolls, deletions and removals, the disk use it saw and the
+worst case by formula: lifetime = min(segment.ms, time to fill
+segment.bytes) + retention.ms + check interval (+ file.delete.delay.ms on
+disk); disk per partition ≤ retention.bytes + one segment + one interval's
+traffic, or the traffic of one lifetime.
+
+Times are RFC 3339 with milliseconds, UTC; --json prints one object with
+times in epoch milliseconds:
+
+  {"now", "logStartOffset", "newLogStartOffset",
+   "deletions": [{"baseOffset", "reason": "time"|"size"|"logStartOffset", "largestTimestamp"}],
+   "segments":  [{"baseOffset", "size", "largestTimestamp", "readableUntil"}]}
+
+("readableUntil" is null for a segment no rule will delete.)
+
+Exit status: 0 when the plan was made, 1 when timestamps put records at
+risk (stamped in the future, which blocks the time rule, or written
+already older than retention.ms, which the next check deletes), 2 for a
+bad command line, 3 when DIR could not be read.
+
+Examples:
+  segviz retention /var/kafka-logs/payments-0
+  segviz retention --retention.ms 60000 --segment.ms 180000 --now 2026-03-02T09:06:01Z payments-0
+  segviz retention --config-file payments.properties --broker-start 2026-03-02T08:55:31Z --json payments-0 | jq .
+  segviz retention --what-if --retention.ms 60000 --segment.ms 180000 --rate 0.2 --duration 30m
+  segviz retention --what-if --segment.bytes 1048576 --retention.bytes 2097152 --rate 1.5 --record-size 1024 --batch 15 --duration 4h
+`
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// retentionOpts are the parsed flags.
+type retentionOpts struct {
+	topic, broker map[string]string
+	now           int64
+	brokerStart   int64
+	hasStart      bool
+	json          bool
+	whatIf        bool
+	rate          float64
+	recordSize    int
+	batch         int
+	duration      int64
+	engine        bool
+}
+
+func runRetention(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("retention", retentionHelp, stderr)
+	// Topic settings, with Kafka's names; unset ones keep the defaults.
+	topicFlags := []struct{ name, usage string }{
+		{config.RetentionMs, "retention.ms: delete segments whose newest record is older (default 604800000, 7 days; -1 disables)"},
+		{config.RetentionBytes, "retention.bytes: delete the oldest segments while the log stays at least this large (default -1, disabled)"},
+		{config.SegmentMs, "segment.ms: roll the active segment once a record is this much newer than its first (default 604800000)"},
+		{config.SegmentBytes, "segment.bytes: roll before a segment would pass this size (default 1073741824)"},
+		{config.FileDeleteDelayMs, "file.delete.delay.ms: how long deleted segments stay as .deleted (default 60000)"},
+		{config.CleanupPolicy, "cleanup.policy: delete, compact, or compact,delete (default delete)"},
+	}
+	topicVals := map[string]*string{}
+	for _, f := range topicFlags {
+		topicVals[f.name] = fs.String(f.name, "", f.usage)
+	}
+	checkInterval := fs.String(config.LogRetentionCheckIntervalMs, "", "log.retention.check.interval.ms: time between checks (default 300000)")
+	initialDelay := fs.String(config.LogInitialTaskDelayMs, "", "log.initial.task.delay.ms: delay of the first check after the broker starts (default 30000)")
+	var cfgPairs multiFlag
+	fs.Var(&cfgPairs, "config", "a topic or broker setting `key=value` (repeatable)")
+	cfgFile := fs.String("config-file", "", "a .properties `file` of topic or broker settings")
+	nowFlag := fs.String("now", "", "the time of the check, epoch ms or RFC 3339 (default: the current time)")
+	startFlag := fs.String("broker-start", "", "when the broker started, epoch ms or RFC 3339: fixes the phase of the checks")
+	var o retentionOpts
+	fs.BoolVar(&o.json, "json", false, "print one JSON object")
+	fs.BoolVar(&o.whatIf, "what-if", false, "simulate a traffic instead of reading DIR")
+	fs.Float64Var(&o.rate, "rate", 1, "--what-if: records per second")
+	fs.IntVar(&o.recordSize, "record-size", 1024, "--what-if: bytes of each record's value")
+	fs.IntVar(&o.batch, "batch", 1, "--what-if: records per batch")
+	durFlag := fs.String("duration", "", "--what-if: how long to simulate (Go duration such as 90m or 36h, Nd for days, or ms; default: twice the worst-case lifetime, at most 30 days)")
+	fs.BoolVar(&o.engine, "engine", false, "--what-if: run segkit's log engine in memory instead of the model (small configs only)")
+	if code := parseFlags(fs, args, stdout); code >= 0 {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "segviz retention: "+format+"\n", a...)
+		return exitUsage
+	}
+
+	// Settings: the file, then --config, then the named flags.
+	o.topic, o.broker = map[string]string{}, map[string]string{}
+	set := func(k, v string) {
+		if k == config.LogRetentionCheckIntervalMs || k == config.LogInitialTaskDelayMs {
+			o.broker[k] = v
+		} else {
+			o.topic[k] = v
+		}
+	}
+	if *cfgFile != "" {
+		props, err := readProperties(*cfgFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+			return exitFailure
+		}
+		for k, v := range props {
+			set(k, v)
+		}
+	}
+	for _, kv := range cfgPairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fail("--config %q: want key=value", kv)
+		}
+		set(strings.TrimSpace(k), v)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if v, ok := topicVals[f.Name]; ok {
+			set(f.Name, *v)
+		}
+	})
+	if *checkInterval != "" {
+		set(config.LogRetentionCheckIntervalMs, *checkInterval)
+	}
+	if *initialDelay != "" {
+		set(config.LogInitialTaskDelayMs, *initialDelay)
+	}
+	cfg, err := config.Parse(o.topic, config.AllowSmallSegments())
+	if err != nil {
+		return fail("%v", err)
+	}
+	broker, err := config.ParseBroker(o.broker)
+	if err != nil {
+		return fail("%v", err)
+	}
+	o.now = time.Now().UnixMilli()
+	if *nowFlag != "" {
+		if o.now, err = parseTimeFlag(*nowFlag); err != nil {
+			return fail("--now: %v", err)
+		}
+	}
+	if *startFlag != "" {
+		if o.brokerStart, err = parseTimeFlag(*startFlag); err != nil {
+			return fail("--broker-start: %v", err)
+		}
+		o.hasStart = true
+	}
+
+	if o.whatIf {
+		if fs.NArg() != 0 {
+			return fail("--what-if takes no DIR")
+		}
+		if *durFlag != "" {
+			if o.duration, err = parseDurationFlag(*durFlag); err != nil {
+				return fail("--duration: %v", err)
+			}
+		}
+		return whatIf(cfg, broker, o, stdout, stderr)
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "segviz retention: want one partition directory")
+		fs.Usage()
+		return exitUsage
+	}
+	return retentionDir(fs.Arg(0), cfg, broker, o, stdout, stderr)
+}
+
+// fixedClock is the clock of a read-only open: now, always.
+type fixedClock int64
+
+func (c fixedClock) Now() time.Time { return time.UnixMilli(int64(c)) }
+
+func retentionDir(dir string, cfg config.Config, broker config.Broker, o retentionOpts, stdout, stderr io.Writer) int {
+	st, err := os.Stat(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	if !st.IsDir() {
+		fmt.Fprintf(stderr, "segviz retention: %s is not a directory\n", dir)
+		return exitUsage
+	}
+	dir = filepath.ToSlash(filepath.Clean(dir))
+	fsys := vfs.OS()
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{ReadOnly: true, Clock: fixedClock(o.now)})
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	defer l.Close()
+	state, err := retention.StateOf(l)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %s: %v\n", dir, err)
+		return exitFailure
+	}
+	hwFrom := "the log end offset (no replication-offset-checkpoint entry)"
+	if m, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(dir), "replication-offset-checkpoint")); err == nil {
+		if hw, ok := m[l.TopicPartition()]; ok {
+			state.HighWatermark = min(max(hw, state.LogStartOffset), state.LogEndOffset)
+			hwFrom = "replication-offset-checkpoint"
+		}
+	}
+	p := retention.PolicyFrom(cfg, broker)
+	sched := p.UnknownSchedule()
+	if o.hasStart {
+		sched = p.NewSchedule(o.brokerStart)
+	}
+	plan, err := p.Plan(state, o.now)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	fc, err := retention.ReadableUntil(state, p, sched, o.now)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	code := exitOK
+	for _, w := range plan.Warnings {
+		if w.Kind == retention.KindFutureTimestamp || w.Kind == retention.KindFarPastTimestamp {
+			code = exitProblem
+		}
+	}
+	if o.json {
+		if err := writeRetentionJSON(stdout, plan, fc, state); err != nil {
+			fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+			return exitFailure
+		}
+		for _, w := range plan.Warnings {
+			fmt.Fprintf(stderr, "segviz retention: warning: %s\n", w)
+		}
+		return code
+	}
+	printRetention(stdout, dir, l, state, hwFrom, p, sched, plan, fc)
+	return code
+}
+
+// retentionJSON is the --json object; its field names are part of the
+// command's interface.
+type retentionJSON struct {
+	Now               int64              `json:"now"`
+	LogStartOffset    int64              `json:"logStartOffset"`
+	NewLogStartOffset int64              `json:"newLogStartOffset"`
+	Deletions         []deletionJSON     `json:"deletions"`
+	Segments          []segmentBoundJSON `json:"segments"`
+}
+
+type deletionJSON struct {
+	BaseOffset       int64  `json:"baseOffset"`
+	Reason           string `json:"reason"`
+	LargestTimestamp int64  `json:"largestTimestamp"`
+}
+
+type segmentBoundJSON struct {
+	BaseOffset       int64  `json:"baseOffset"`
+	Size             int64  `json:"size"`
+	LargestTimestamp int64  `json:"largestTimestamp"`
+	ReadableUntil    *int64 `json:"readableUntil"`
+}
+
+func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast, st retention.LogState) error {
+	out := retentionJSON{
+		Now: plan.Now, LogStartOffset: st.LogStartOffset, NewLogStartOffset: plan.NewLogStartOffset,
+		Deletions: []deletionJSON{}, Segments: []segmentBoundJSON{},
+	}
+	for _, d := range plan.Deletions {
+		out.Deletions = append(out.Deletions, deletionJSON{d.BaseOffset, string(d.Reason), d.LargestTimestamp})
+	}
+	for _, b := range fc.Segments {
+		s := segmentBoundJSON{BaseOffset: b.BaseOffset, Size: b.Size, LargestTimestamp: b.LargestTimestamp}
+		if b.ReadableUntil != retention.Never {
+			v := b.ReadableUntil
+			s.ReadableUntil = &v
+		}
+		out.Segments = append(out.Segments, s)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func printRetention(w io.Writer, dir string, l *kafkalog.Log, st retention.LogState, hwFrom string, p retention.Policy, sched retention.Schedule, plan retention.Plan, fc retention.Forecast) {
+	fmt.Fprintf(w, "partition %s\n", dir)
+	fmt.Fprintf(w, "  log start offset %d, log end offset %d, high watermark %d (%s); %d segments, %d bytes\n",
+		st.LogStartOffset, st.LogEndOffset, st.HighWatermark, hwFrom, len(st.Segments), st.Size())
+	fmt.Fprintf(w, "  %s=%d %s=%d %s=%s %s=%d %s=%d; %s\n",
+		config.RetentionMs, p.RetentionMs, config.RetentionBytes, p.RetentionBytes, config.CleanupPolicy, strings.Join(p.CleanupPolicy, ","),
+		config.SegmentMs, p.SegmentMs, config.FileDeleteDelayMs, p.FileDeleteDelayMs, sched)
+	fmt.Fprintf(w, "  now %s (%d)\n\n", retention.FormatTime(plan.Now), plan.Now)
+
+	if len(plan.Deletions) == 0 {
+		fmt.Fprintf(w, "plan: a check now deletes nothing (log start offset stays %d)\n", plan.NewLogStartOffset)
+	} else {
+		roll := ""
+		if plan.RollFirst {
+			roll = ", rolling a new active segment first"
+		}
+		fmt.Fprintf(w, "plan: a check now deletes %d segment(s), %d bytes%s; log start offset %d -> %d\n",
+			len(plan.Deletions), plan.Bytes(), roll, plan.LogStartOffset, plan.NewLogStartOffset)
+		for _, d := range plan.Deletions {
+			fmt.Fprintf(w, "  %d (%s): %s\n", d.BaseOffset, d.Reason, d.Explanation)
+		}
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEGMENT\tOFFSETS\tBYTES\tLARGEST TIMESTAMP\tREADABLE UNTIL\tON DISK UNTIL\tRULE")
+	for _, b := range fc.Segments {
+		offs := "-"
+		if b.NextOffset > b.BaseOffset {
+			offs = fmt.Sprintf("%d-%d", b.BaseOffset, b.NextOffset-1)
+		}
+		rule := string(b.Reason)
+		if rule == "" {
+			rule = "-"
+		}
+		if b.Active {
+			rule += " (active)"
+		}
+		ts := retention.FormatTime(b.LargestTimestamp)
+		if b.Size == 0 {
+			ts = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", b.BaseOffset, offs, b.Size, ts,
+			retention.FormatTime(b.ReadableUntil), retention.FormatTime(b.OnDiskUntil), rule)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nwhy:")
+	for _, b := range fc.Segments {
+		fmt.Fprintf(w, "  %d: %s\n", b.BaseOffset, b.Explanation)
+	}
+	if len(plan.Warnings) > 0 {
+		fmt.Fprintln(w, "\nwarnings:")
+		for _, x := range plan.Warnings {
+			fmt.Fprintf(w, "  %s\n", x)
+		}
+	}
+}
+
+// whatIf runs the --what-if simulation.
+func whatIf(cfg config.Config, broker config.Broker, o retentionOpts, stdout, stderr io.Writer) int {
+	traffic := retention.Traffic{RecordsPerSecond: o.rate, RecordBytes: o.recordSize, BatchRecords: o.batch}
+	p := retention.PolicyFrom(cfg, broker)
+	worst, err := retention.WorstCase(p, traffic)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitUsage
+	}
+	dur := o.duration
+	if dur == 0 {
+		dur = 7 * 24 * 3600 * 1000
+		if worst.OnDiskMs != retention.Never {
+			dur = min(2*worst.OnDiskMs, 30*24*3600*1000)
+		}
+	}
+	tl, err := retention.Simulate(retention.SimConfig{Config: cfg, Broker: broker, Traffic: traffic, Start: o.now, Duration: dur, Engine: o.engine})
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		if errors.Is(err, retention.ErrSimTooLarge) || errors.Is(err, retention.ErrInvalidTraffic) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	retention.SortEvents(tl.Events)
+	if o.json {
+		return whatIfJSON(stdout, stderr, tl, worst)
+	}
+	w := stdout
+	fmt.Fprintf(w, "what-if: %g records/s of %d-byte values, %d a batch (%d bytes a batch, %.0f bytes/s), for %s\n",
+		o.rate, o.recordSize, max(o.batch, 1), worst.BatchBytes, worst.BytesPerSecond, time.Duration(dur)*time.Millisecond)
+	fmt.Fprintf(w, "  segment.bytes=%d segment.ms=%d retention.ms=%d retention.bytes=%d cleanup.policy=%s file.delete.delay.ms=%d\n",
+		cfg.SegmentBytes, cfg.SegmentMs, p.RetentionMs, p.RetentionBytes, strings.Join(p.CleanupPolicy, ","), p.FileDeleteDelayMs)
+	how := "the model (Plan over the log's state, with the engine's roll rule)"
+	if o.engine {
+		how = "segkit's log engine on an in-memory filesystem, with the Cleaner"
+	}
+	fmt.Fprintf(w, "  checks every %d ms, the first %d ms after the start; simulated by %s\n\n", p.RetentionCheckIntervalMs, p.InitialTaskDelayMs, how)
+	const maxLines = 500
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tEVENT\tSEGMENT\tBYTES\tWHY")
+	counts := map[retention.EventKind]int{}
+	for i, e := range tl.Events {
+		counts[e.Kind]++
+		if i < maxLines {
+			why := e.Detail
+			if e.Kind == retention.EventDelete {
+				why = string(e.Reason) + ": " + why
+			}
+			fmt.Fprintf(tw, "+%s\t%s\t%d\t%d\t%s\n", relTime(e.At-o.now), e.Kind, e.BaseOffset, e.Size, why)
+		}
+	}
+	tw.Flush()
+	if len(tl.Events) > maxLines {
+		fmt.Fprintf(w, "... %d more events\n", len(tl.Events)-maxLines)
+	}
+	fmt.Fprintf(w, "\nsummary: %d records in %d batches; %d checks; %d rolls, %d deletions, %d removals\n",
+		tl.Records, tl.Batches, tl.Checks, counts[retention.EventRoll], counts[retention.EventDelete], counts[retention.EventRemove])
+	fmt.Fprintf(w, "  peak log size %d bytes (%s), on disk with .deleted files %d bytes (%s); at the end %d and %d bytes\n",
+		tl.PeakLogBytes, mib(tl.PeakLogBytes), tl.PeakDiskBytes, mib(tl.PeakDiskBytes), tl.EndLogBytes, tl.EndDiskBytes)
+	fmt.Fprintf(w, "  longest a record stayed readable: %s; on disk: %s\n",
+		time.Duration(tl.MaxReadableMs)*time.Millisecond, time.Duration(tl.MaxOnDiskMs)*time.Millisecond)
+	fmt.Fprintf(w, "worst case (formula): readable ≤ %s, on disk ≤ %s, log ≤ %s, disk ≤ %s\n",
+		msText(worst.ReadableMs), msText(worst.OnDiskMs), bytesText(worst.LogBytes), bytesText(worst.DiskBytes))
+	for _, x := range worst.Explanation {
+		fmt.Fprintf(w, "  %s\n", x)
+	}
+	return exitOK
+}
+
+func whatIfJSON(stdout, stderr io.Writer, tl retention.Timeline, worst retention.Worst) int {
+	type event struct {
+		At         int64  `json:"at"`
+		Kind       string `json:"kind"`
+		BaseOffset int64  `json:"baseOffset"`
+		Size       int64  `json:"size"`
+		Reason     string `json:"reason,omitempty"`
+		Detail     string `json:"detail"`
+	}
+	out := struct {
+		Events        []event `json:"events"`
+		Records       int64   `json:"records"`
+		Checks        int     `json:"checks"`
+		PeakLogBytes  int64   `json:"peakLogBytes"`
+		PeakDiskBytes int64   `json:"peakDiskBytes"`
+		MaxReadableMs int64   `json:"maxReadableMs"`
+		MaxOnDiskMs   int64   `json:"maxOnDiskMs"`
+		WorstCase     struct {
+			ReadableMs *int64 `json:"readableMs"`
+			OnDiskMs   *int64 `json:"onDiskMs"`
+			LogBytes   *int64 `json:"logBytes"`
+			DiskBytes  *int64 `json:"diskBytes"`
+		} `json:"worstCase"`
+	}{Events: []event{}, Records: tl.Records, Checks: tl.Checks, PeakLogBytes: tl.PeakLogBytes, PeakDiskBytes: tl.PeakDiskBytes,
+		MaxReadableMs: tl.MaxReadableMs, MaxOnDiskMs: tl.MaxOnDiskMs}
+	for _, e := range tl.Events {
+		out.Events = append(out.Events, event{e.At, string(e.Kind), e.BaseOffset, e.Size, string(e.Reason), e.Detail})
+	}
+	opt := func(v, none int64) *int64 {
+		if v == none {
+			return nil
+		}
+		return &v
+	}
+	out.WorstCase.ReadableMs = opt(worst.ReadableMs, retention.Never)
+	out.WorstCase.OnDiskMs = opt(worst.OnDiskMs, retention.Never)
+	out.WorstCase.LogBytes = opt(worst.LogBytes, -1)
+	out.WorstCase.DiskBytes = opt(worst.DiskBytes, -1)
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func relTime(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	h := int64(d / time.Hour)
+	return fmt.Sprintf("%d:%02d:%02d.%03d", h, int64(d/time.Minute)%60, int64(d/time.Second)%60, ms%1000)
+}
+
+func msText(ms int64) string {
+	if ms == retention.Never {
+		return "unbounded"
+	}
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+func bytesText(n int64) string {
+	if n < 0 {
+		return "unbounded"
+	}
+	return fmt.Sprintf("%d bytes (%s)", n, mib(n))
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
+
+// parseTimeFlag reads epoch milliseconds or an RFC 3339 time.
+func parseTimeFlag(s string) (int64, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return ms, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is neither epoch milliseconds nor an RFC 3339 time", s)
+	}
+	return t.UnixMilli(), nil
+}
+
+// parseDurationFlag reads a Go duration, Nd (days) or milliseconds.
+func parseDurationFlag(s string) (int64, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil && ms > 0 {
+		return ms, nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseFloat(d, 64); err == nil && n > 0 && n < 1e5 {
+			return int64(n * 86_400_000), nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration (90m, 36h, 7d or milliseconds)", s)
+	}
+	return d.Milliseconds(), nil
+}
+
+// readProperties reads a Java .properties file's key=value (or key:value)
+// lines; # and ! start comments. Continuation lines and escapes are not
+// supported.
+func readProperties(name string) (map[string]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	props := map[string]string{}
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		i := strings.IndexAny(line, "=:")
+		if i < 0 {
+			return nil, fmt.Errorf("%s:%d: want key=value", name, n)
+		}
+		props[strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return props, nil
+}
