@@ -1,7 +1,9 @@
 package record
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/segkit/segkit/compress"
@@ -202,70 +204,171 @@ func bodySize(r *Record, offsetDelta int32, timestampDelta int64) int {
 	return n
 }
 
-// appendRecords appends the records of a batch. It sizes dst once, then
-// writes every field in place.
+// appendRecords appends the records of a batch in one pass: each record's
+// varints are zigzagged once, its size computed from them, dst grows only
+// when its capacity runs out (never once warm), and every field is written
+// in place.
 func appendRecords(dst []byte, spec *BatchSpec, baseTs int64, recs []Record) ([]byte, error) {
-	total := 0
 	prev := int64(-1)
+	start := len(dst)
 	for i := range recs {
 		r := &recs[i]
 		od := int64(i)
 		if spec.UseRecordOffsets {
 			od = r.Offset - spec.BaseOffset
 			if od <= prev || od > math.MaxInt32 {
-				return dst, format.Corruptf("", 0, format.ErrInvalid, "record %d: offset %d out of order in a batch at %d", i, r.Offset, spec.BaseOffset)
+				return dst[:start], format.Corruptf("", 0, format.ErrInvalid, "record %d: offset %d out of order in a batch at %d", i, r.Offset, spec.BaseOffset)
 			}
 			prev = od
 		}
-		if len(r.Key) > math.MaxInt32/2 || len(r.Value) > math.MaxInt32/2 {
-			return dst, format.Corruptf("", 0, format.ErrTooLarge, "record %d: key or value too large", i)
-		}
-		total += SizeRecord(r, int32(od), r.Timestamp-baseTs)
-		if total > MaxBatchSize {
-			return dst, format.Corruptf("", 0, format.ErrTooLarge, "records exceed %d bytes", MaxBatchSize)
-		}
-	}
-	at := len(dst)
-	dst = slices.Grow(dst, total)[:at+total]
-	b := dst[at:]
-	p := 0
-	for i := range recs {
-		r := &recs[i]
-		od := int32(i)
-		if spec.UseRecordOffsets {
-			od = int32(r.Offset - spec.BaseOffset)
+		klen, vlen := len(r.Key), len(r.Value)
+		if klen > math.MaxInt32/4 || vlen > math.MaxInt32/4 {
+			return dst[:start], format.Corruptf("", 0, format.ErrTooLarge, "record %d: key or value too large", i)
 		}
 		td := r.Timestamp - baseTs
-		body := bodySize(r, od, td)
-		p += format.PutVarint(b[p:], int32(body))
+		utd := uint64(td<<1) ^ uint64(td>>63)
+		uod := uint32(od) << 1         // od ≥ 0
+		uk, uv := uint32(1), uint32(1) // zigzag(-1): null
+		if r.Key != nil {
+			uk = uint32(klen) << 1
+		}
+		if r.Value != nil {
+			uv = uint32(vlen) << 1
+		}
+		unh := uint32(len(r.Headers)) << 1
+		body := 1 + uvlen64(utd) + uvlen32(uod) + uvlen32(uk) + klen + uvlen32(uv) + vlen + uvlen32(unh)
+		for j := range r.Headers {
+			body += bytesSize(r.Headers[j].Key) + bytesSize(r.Headers[j].Value)
+		}
+		if len(dst)-start+body > MaxBatchSize {
+			return dst[:start], format.Corruptf("", 0, format.ErrTooLarge, "records exceed %d bytes", MaxBatchSize)
+		}
+		need := body + format.MaxVarintLen
+		if cap(dst)-len(dst) < need {
+			dst = slices.Grow(dst, need+len(dst)/4)
+		}
+		p := len(dst)
+		b := dst[:p+need]
+		// The varints most often take two bytes (lengths of 64 bytes and
+		// more, deltas from 64 on): both short forms are written inline.
+		if u := uint32(body) << 1; u < 0x80 {
+			b[p] = byte(u)
+			p++
+		} else if u < 0x4000 {
+			b[p+1] = byte(u >> 7)
+			b[p] = byte(u) | 0x80
+			p += 2
+		} else {
+			p = putUv32Slow(b, p, u)
+		}
 		b[p] = byte(r.Attributes)
 		p++
-		p += format.PutVarlong(b[p:], td)
-		p += format.PutVarint(b[p:], od)
-		p = putBytes(b, p, r.Key)
-		p = putBytes(b, p, r.Value)
-		p += format.PutVarint(b[p:], int32(len(r.Headers)))
+		if u := utd; u < 0x80 {
+			b[p] = byte(u)
+			p++
+		} else if u < 0x4000 {
+			b[p+1] = byte(u >> 7)
+			b[p] = byte(u) | 0x80
+			p += 2
+		} else {
+			p = putUv64Slow(b, p, u)
+		}
+		if u := uod; u < 0x80 {
+			b[p] = byte(u)
+			p++
+		} else if u < 0x4000 {
+			b[p+1] = byte(u >> 7)
+			b[p] = byte(u) | 0x80
+			p += 2
+		} else {
+			p = putUv32Slow(b, p, u)
+		}
+		p = putUv32(b, p, uk)
+		if klen >= 8 && klen <= 16 {
+			// Keys are often short: two overlapping 8-byte moves beat a
+			// call to memmove.
+			k := r.Key
+			binary.LittleEndian.PutUint64(b[p:], binary.LittleEndian.Uint64(k))
+			binary.LittleEndian.PutUint64(b[p+klen-8:], binary.LittleEndian.Uint64(k[klen-8:]))
+			p += klen
+		} else {
+			p += copy(b[p:], r.Key)
+		}
+		if u := uv; u < 0x80 {
+			b[p] = byte(u)
+			p++
+		} else if u < 0x4000 {
+			b[p+1] = byte(u >> 7)
+			b[p] = byte(u) | 0x80
+			p += 2
+		} else {
+			p = putUv32Slow(b, p, u)
+		}
+		p += copy(b[p:], r.Value)
+		p = putUv32(b, p, unh)
 		for j := range r.Headers {
 			hd := &r.Headers[j]
-			p += format.PutVarint(b[p:], int32(len(hd.Key)))
+			p = putUv32(b, p, uint32(len(hd.Key))<<1)
 			p += copy(b[p:], hd.Key)
-			p = putBytes(b, p, hd.Value)
+			uh := uint32(1)
+			if hd.Value != nil {
+				uh = uint32(len(hd.Value)) << 1
+			}
+			p = putUv32(b, p, uh)
+			p += copy(b[p:], hd.Value)
 		}
+		dst = b[:p]
 	}
 	return dst, nil
 }
 
-func putBytes(b []byte, p int, v []byte) int {
-	if v == nil {
-		b[p] = 1 // zigzag(-1)
+// uvlen32 and uvlen64 are the encoded sizes of an unsigned varint.
+func uvlen32(u uint32) int { return int(9*uint32(bits.Len32(u|1))+64) / 64 }
+func uvlen64(u uint64) int { return int(9*uint32(bits.Len64(u|1))+64) / 64 }
+
+// putUv32 writes an (already zigzagged) varint at b[p:] and returns the
+// position after it. The one-byte case is inlined; the caller guarantees
+// room for five bytes.
+func putUv32(b []byte, p int, u uint32) int {
+	if u < 0x80 {
+		b[p] = byte(u)
 		return p + 1
 	}
-	l := len(v)
-	if l < 64 {
-		b[p] = byte(l << 1)
-		p++
-	} else {
-		p += format.PutVarint(b[p:], int32(l))
+	return putUv32Slow(b, p, u)
+}
+
+//go:noinline
+func putUv32Slow(b []byte, p int, u uint32) int {
+	if u < 0x4000 {
+		_ = b[p+1]
+		b[p] = byte(u) | 0x80
+		b[p+1] = byte(u >> 7)
+		return p + 2
 	}
-	return p + copy(b[p:], v)
+	for u >= 0x80 {
+		b[p] = byte(u) | 0x80
+		u >>= 7
+		p++
+	}
+	b[p] = byte(u)
+	return p + 1
+}
+
+func putUv64(b []byte, p int, u uint64) int {
+	if u < 0x80 {
+		b[p] = byte(u)
+		return p + 1
+	}
+	return putUv64Slow(b, p, u)
+}
+
+//go:noinline
+func putUv64Slow(b []byte, p int, u uint64) int {
+	for u >= 0x80 {
+		b[p] = byte(u) | 0x80
+		u >>= 7
+		p++
+	}
+	b[p] = byte(u)
+	return p + 1
 }

@@ -159,6 +159,10 @@ func (it *Iterator) Next(r *Record) bool {
 		u := uint32(b[pos])
 		length = int32(u>>1) ^ -int32(u&1)
 		pos++
+	} else if pos+1 < len(b) && b[pos+1] < 0x80 {
+		u := uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
+		length = int32(u>>1) ^ -int32(u&1)
+		pos += 2
 	} else {
 		v, n := format.Varint(b[pos:])
 		if n <= 0 {
@@ -186,6 +190,10 @@ func (it *Iterator) Next(r *Record) bool {
 		u := uint64(body[pos])
 		tsDelta = int64(u>>1) ^ -int64(u&1)
 		pos++
+	} else if pos+1 < end && body[pos+1] < 0x80 {
+		u := uint64(body[pos]&0x7f) | uint64(body[pos+1])<<7
+		tsDelta = int64(u>>1) ^ -int64(u&1)
+		pos += 2
 	} else {
 		v, n := format.Varlong(body[pos:])
 		if n <= 0 {
@@ -199,6 +207,10 @@ func (it *Iterator) Next(r *Record) bool {
 		u := uint32(body[pos])
 		offDelta = int32(u>>1) ^ -int32(u&1)
 		pos++
+	} else if pos+1 < end && body[pos+1] < 0x80 {
+		u := uint32(body[pos]&0x7f) | uint32(body[pos+1])<<7
+		offDelta = int32(u>>1) ^ -int32(u&1)
+		pos += 2
 	} else {
 		v, n := format.Varint(body[pos:])
 		if n <= 0 {
@@ -282,6 +294,10 @@ func readBytes(b []byte, pos int) ([]byte, int, bool) {
 		u := uint32(b[pos])
 		l = int32(u>>1) ^ -int32(u&1)
 		pos++
+	} else if pos+1 < len(b) && b[pos+1] < 0x80 {
+		u := uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
+		l = int32(u>>1) ^ -int32(u&1)
+		pos += 2
 	} else {
 		v, n := format.Varint(b[pos:])
 		if n <= 0 {

@@ -1,0 +1,203 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/record"
+)
+
+// resyncWindow is how much of a file FindEntry reads at a time while it
+// looks for the next entry.
+const resyncWindow = 64 << 10
+
+// FindEntry returns the position of the first entry at or after from, in
+// the segment file r of size bytes, whose header is plausible and whose
+// checksum verifies (record.ReadBatch for magic 2, record.ReadLegacyMessage
+// for magic 0 and 1): where reading can resume after a damaged region. It
+// reports false when no such entry starts before the end of the file.
+//
+// Each candidate position is first checked cheaply — a non-negative offset,
+// a magic of 0, 1 or 2, a length at least that magic's overhead that stays
+// within the file, and for magic 2 a known codec — and only then is the
+// whole entry read and its CRC computed, so that scanning garbage or zeros
+// costs a few comparisons per byte. Only read errors are returned.
+//
+// An entry embedded in a record's value (a serialised batch stored as
+// data) is found like any other: callers that keep what FindEntry finds
+// check that offsets increase.
+func FindEntry(r io.ReaderAt, size, from int64) (int64, bool, error) {
+	var f finder
+	return f.find(r, size, from)
+}
+
+// finder holds the buffers of FindEntry between calls.
+type finder struct {
+	win     []byte
+	scratch []byte
+}
+
+func (f *finder) find(r io.ReaderAt, size, from int64) (int64, bool, error) {
+	if from < 0 {
+		from = 0
+	}
+	if cap(f.win) < resyncWindow+record.RecordBatchOverhead {
+		f.win = make([]byte, resyncWindow+record.RecordBatchOverhead)
+	}
+	for start := from; start+record.LogOverhead+record.MinLegacyEntrySize <= size; start += resyncWindow {
+		// Read the window plus a header's worth, so that every candidate
+		// in the window has its header in the buffer when the file does.
+		n := min(int64(len(f.win[:cap(f.win)])), size-start)
+		win := f.win[:n]
+		if _, err := readFull(r, win, start); err != nil {
+			return 0, false, err
+		}
+		limit := min(int64(resyncWindow), n)
+		for i := int64(0); i < limit; i++ {
+			c := win[i:]
+			if len(c) < record.HeaderSizeUpToMagic {
+				break
+			}
+			need, ok := plausible(c, size-(start+i))
+			if !ok {
+				continue
+			}
+			var entry []byte
+			if int64(len(c)) >= need {
+				entry = c[:need]
+			} else {
+				if int64(cap(f.scratch)) < need {
+					f.scratch = make([]byte, need)
+				}
+				entry = f.scratch[:need]
+				if _, err := readFull(r, entry, start+i); err != nil {
+					return 0, false, err
+				}
+			}
+			if validHeader(entry) {
+				return start + i, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+// plausible reports whether b (at least HeaderSizeUpToMagic bytes, with
+// left bytes of the file from its first byte) can start an entry, and its
+// size if so.
+func plausible(b []byte, left int64) (int64, bool) {
+	if b[0]&0x80 != 0 { // a negative offset
+		return 0, false
+	}
+	magic := int8(b[record.MagicOffset])
+	length := int64(format.Int32(b[record.LengthOffset:]))
+	var least int64
+	switch magic {
+	case record.MagicV2:
+		least = record.RecordBatchOverhead - record.LogOverhead
+		if len(b) > record.AttributesOffset+1 && b[record.AttributesOffset+1]&0x07 > 4 {
+			return 0, false
+		}
+	case record.MagicV1:
+		least = record.RecordOverheadV1
+	case record.MagicV0:
+		least = record.RecordOverheadV0
+	default:
+		return 0, false
+	}
+	if length < least || record.LogOverhead+length > left || length > int64(record.MaxBatchSize) {
+		return 0, false
+	}
+	return record.LogOverhead + length, true
+}
+
+// validHeader reports whether entry is exactly one entry whose header and
+// checksum are valid.
+func validHeader(entry []byte) bool {
+	var rest []byte
+	var err error
+	if int8(entry[record.MagicOffset]) == record.MagicV2 {
+		_, rest, err = record.ReadBatch(entry)
+	} else {
+		_, rest, err = record.ReadLegacyMessage(entry)
+	}
+	return err == nil && len(rest) == 0
+}
+
+// readFull reads len(p) bytes at off: an io.ReaderAt may return io.EOF
+// with a full read.
+func readFull(r io.ReaderAt, p []byte, off int64) (int, error) {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return n, nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = fmt.Errorf("inspect: short read at %d: %d of %d bytes: %w", off, n, len(p), io.ErrUnexpectedEOF)
+	}
+	return n, err
+}
+
+// damage is a region of a .log that holds no valid entry: from Start (where
+// the last valid entry before it ends) to End (where the next valid entry
+// starts, or the end of the file).
+type damage struct {
+	Start, End int64
+	// Err is the corruption the scanner met at Start, nil for a clean stop
+	// (a partial entry or zeros).
+	Err error
+	// Tail is the scanner's view of a clean stop.
+	Tail record.TailKind
+	// Resynced reports that a valid entry starts at End: the damage is
+	// followed by data, so it is corruption, not a torn tail.
+	Resynced bool
+}
+
+// walker walks the valid entries of a segment file, resynchronising after
+// damage with FindEntry. It checks headers and checksums only; callers
+// validate records if they need to.
+type walker struct {
+	rs record.ReaderScanner
+	f  finder
+}
+
+// walk calls entry for each valid entry of r, in file order, and hurt for
+// each damaged region. Either callback can stop the walk by returning an
+// error, which walk returns; read errors are returned too.
+func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d damage) error) error {
+	start := int64(0)
+	for start < size {
+		w.rs.Reset(r, size, path, start)
+		for w.rs.Next() {
+			if err := entry(w.rs.Entry()); err != nil {
+				return err
+			}
+		}
+		err := w.rs.Err()
+		var ce *format.CorruptionError
+		if err != nil && !errors.As(err, &ce) {
+			return err // a read error
+		}
+		at := w.rs.ValidEnd()
+		if err == nil && at >= size {
+			return nil
+		}
+		d := damage{Start: at, End: size, Err: err}
+		if err == nil {
+			d.Tail, _, _ = w.rs.Tail()
+		}
+		next, ok, ferr := w.f.find(r, size, at+1)
+		if ferr != nil {
+			return ferr
+		}
+		if ok {
+			d.End, d.Resynced = next, true
+		}
+		if err := hurt(d); err != nil {
+			return err
+		}
+		start = d.End
+	}
+	return nil
+}
