@@ -152,6 +152,8 @@ type damage struct {
 	// Resynced reports that a valid entry starts at End: the damage is
 	// followed by data, so it is corruption, not a torn tail.
 	Resynced bool
+	// Zeros reports that every byte of the region is zero.
+	Zeros bool
 }
 
 // walker walks the valid entries of a segment file, resynchronising after
@@ -194,10 +196,33 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 		if ok {
 			d.End, d.Resynced = next, true
 		}
+		if d.Zeros, ferr = w.allZero(r, d.Start, d.End); ferr != nil {
+			return ferr
+		}
 		if err := hurt(d); err != nil {
 			return err
 		}
 		start = d.End
 	}
 	return nil
+}
+
+// allZero reports whether bytes [start, end) of r are all zero.
+func (w *walker) allZero(r io.ReaderAt, start, end int64) (bool, error) {
+	if cap(w.f.scratch) < resyncWindow {
+		w.f.scratch = make([]byte, resyncWindow)
+	}
+	for at := start; at < end; {
+		buf := w.f.scratch[:min(int64(resyncWindow), end-at)]
+		if _, err := readFull(r, buf, at); err != nil {
+			return false, err
+		}
+		for _, c := range buf {
+			if c != 0 {
+				return false, nil
+			}
+		}
+		at += int64(len(buf))
+	}
+	return true, nil
 }

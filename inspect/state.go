@@ -1,0 +1,192 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/vfs"
+)
+
+// This file checks the partition's state files against its log: the
+// producer snapshots and the leader-epoch-checkpoint.
+
+// readSnapshots decodes every producer snapshot of p; the ones that decode
+// are compared with the replayed state as the log is read.
+func (v *verifier) readSnapshots(p *partition) error {
+	kept := p.snaps[:0]
+	for _, off := range p.snaps {
+		file := path.Join(p.dir, producer.SnapshotFileName(off))
+		entries, err := producer.ReadSnapshot(v.fsys, p.dir, off)
+		if err != nil {
+			var ce *format.CorruptionError
+			if !errors.As(err, &ce) {
+				return err
+			}
+			kind := KindSnapshotCorrupt
+			if errors.Is(err, format.ErrCRC) {
+				kind = KindSnapshotCRC
+			}
+			p.add(file, ce.Offset, kind, Error, "%v; Kafka deletes it and rebuilds the producer state from an older snapshot or the log", err)
+			continue
+		}
+		p.snapEntries[off] = entries
+		kept = append(kept, off)
+	}
+	p.snaps = kept
+	return nil
+}
+
+// compareSnapshot compares the snapshot at offset off with the producer
+// state replayed from the log so far (every batch below off).
+//
+// The replay starts from an empty state at the log's first entry. A
+// snapshot entry whose last batch is below that is history the log no
+// longer holds, and is skipped. For the others the fields a producer's last
+// batch determines (epoch, last sequence, last offset, offset delta,
+// timestamp) must match; the coordinator epoch and the open transaction
+// depend on older markers, and are compared only when the log reaches back
+// to offset 0 and is not compacted.
+func (v *verifier) compareSnapshot(p *partition, off int64) {
+	entries, ok := p.snapEntries[off]
+	if !ok {
+		return
+	}
+	file := path.Join(p.dir, producer.SnapshotFileName(off))
+	inSnap := make(map[int64]bool, len(entries))
+	for i, e := range entries {
+		inSnap[e.ProducerID] = true
+		pos := int64(producer.SnapshotHeaderSize + i*producer.EntrySize)
+		if !p.full && (p.replayFrom < 0 || e.LastOffset < p.replayFrom) {
+			continue
+		}
+		r, ok := p.ps.LastEntry(e.ProducerID)
+		if !ok {
+			p.add(file, pos, KindSnapshotMismatch, Error,
+				"producer %d (last offset %d, epoch %d) is in the snapshot, but the log below offset %d has no batch of it", e.ProducerID, e.LastOffset, e.Epoch, off)
+			continue
+		}
+		var diffs []string
+		diff := func(name string, got, want int64) {
+			if got != want {
+				diffs = append(diffs, fmt.Sprintf("%s %d, replayed %d", name, got, want))
+			}
+		}
+		diff("epoch", int64(e.Epoch), int64(r.Epoch))
+		diff("lastSequence", int64(e.LastSequence), int64(r.LastSequence))
+		diff("lastOffset", e.LastOffset, r.LastOffset)
+		diff("offsetDelta", int64(e.OffsetDelta), int64(r.OffsetDelta))
+		diff("timestamp", e.Timestamp, r.Timestamp)
+		if p.full {
+			diff("coordinatorEpoch", int64(e.CoordinatorEpoch), int64(r.CoordinatorEpoch))
+			diff("currentTxnFirstOffset", e.CurrentTxnFirstOffset, r.CurrentTxnFirstOffset)
+		}
+		if len(diffs) > 0 {
+			p.add(file, pos, KindSnapshotMismatch, Error, "producer %d: snapshot has %s (replaying the log below offset %d)", e.ProducerID, strings.Join(diffs, ", "), off)
+		}
+	}
+	for _, r := range p.ps.Snapshot() {
+		if !inSnap[r.ProducerID] {
+			p.add(file, -1, KindSnapshotProducerAbsent, Info,
+				"producer %d (last batch at offset %d, timestamp %d) is in the log below offset %d but not in the snapshot: it expired (producer.id.expiration.ms), or the snapshot missed it", r.ProducerID, r.LastOffset, r.Timestamp, off)
+		}
+	}
+}
+
+// readEpochs reads the leader-epoch-checkpoint: its entries, the byte
+// position of each entry's line, and the file's path; nil entries when it
+// is missing or does not parse (reported).
+func (v *verifier) readEpochs(p *partition) ([]checkpoint.EpochEntry, []int64, string) {
+	file := path.Join(p.dir, checkpoint.LeaderEpochFile)
+	b, err := vfs.ReadFile(v.fsys, file)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			p.add(file, -1, KindEpochCorrupt, Error, "%v", err)
+			return nil, nil, ""
+		}
+		return nil, nil, file
+	}
+	entries, err := checkpoint.ParseLeaderEpochs(b)
+	if err != nil {
+		p.add(file, corruptionOffset(err, -1), KindEpochCorrupt, Error, "%v (Kafka fails the log directory on it)", err)
+		return nil, nil, ""
+	}
+	lines := lineStarts(b)
+	pos := make([]int64, len(entries))
+	for i := range entries {
+		pos[i] = -1
+		if i+2 < len(lines) {
+			pos[i] = lines[i+2]
+		}
+	}
+	for i := 1; i < len(entries); i++ {
+		if entries[i].Epoch <= entries[i-1].Epoch || entries[i].StartOffset <= entries[i-1].StartOffset {
+			p.add(file, pos[i], KindEpochOrder, Error, "entry %v follows %v: epochs and start offsets must strictly increase", entries[i], entries[i-1])
+		}
+	}
+	if entries == nil {
+		entries = []checkpoint.EpochEntry{}
+	}
+	return entries, pos, file
+}
+
+// checkEpochs checks that the checkpoint maps every batch's offset to the
+// batch's partitionLeaderEpoch (each epoch's start offset is the first
+// batch of that epoch), and that no entry starts past the log end.
+//
+// KRaft's __cluster_metadata log keeps no leader-epoch-checkpoint (its
+// batches carry the quorum's epochs), and is skipped.
+func (v *verifier) checkEpochs(p *partition, entries []checkpoint.EpochEntry, pos []int64, file string, leo int64) {
+	if file == "" || p.tp.Topic == "__cluster_metadata" {
+		return
+	}
+	if entries == nil {
+		if len(p.epochRuns) > 0 {
+			p.add(file, -1, KindEpochMissing, Warning,
+				"no leader-epoch-checkpoint, but batches carry leader epochs (the first, %d, at offset %d): Kafka rebuilds it only for the segments it recovers", p.epochRuns[0].epoch, p.epochRuns[0].firstBase)
+		}
+		return
+	}
+	if len(entries) == 0 {
+		if len(p.epochRuns) > 0 {
+			p.add(file, -1, KindEpochMissing, Warning,
+				"the leader-epoch-checkpoint is empty, but batches carry leader epochs (the first, %d, at offset %d)", p.epochRuns[0].epoch, p.epochRuns[0].firstBase)
+		}
+		return
+	}
+	for i, e := range entries {
+		if e.StartOffset > leo {
+			p.add(file, pos[i], KindEpochMismatch, Error, "entry %v starts past the log end offset %d", e, leo)
+		}
+	}
+	// epochFor is EpochForOffset over the file's entries, in file order.
+	epochFor := func(off int64) (int, bool) {
+		i := sort.Search(len(entries), func(i int) bool { return entries[i].StartOffset > off })
+		return i - 1, i > 0
+	}
+	start := p.rep.LogStartOffset
+	for _, r := range p.epochRuns {
+		if r.lastBas < start {
+			continue
+		}
+		for _, off := range []int64{max(r.firstBase, start), r.lastBas} {
+			i, ok := epochFor(off)
+			if !ok {
+				p.add(file, pos[0], KindEpochMismatch, Error,
+					"the batch at offset %d (%s:%d) has leader epoch %d, but the checkpoint's first entry, %v, starts after it", off, r.file, r.pos, r.epoch, entries[0])
+				break
+			}
+			if entries[i].Epoch != r.epoch {
+				p.add(file, pos[i], KindEpochMismatch, Error,
+					"the batches from offset %d (%s:%d) have leader epoch %d, but the checkpoint maps offset %d to epoch %d (entry %v)", r.firstBase, r.file, r.pos, r.epoch, off, entries[i].Epoch, entries[i])
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,956 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"sort"
+	"time"
+
+	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/vfs"
+)
+
+// ErrNoPartition is returned by Verify for a directory that is neither a
+// partition directory nor a log directory holding partition directories.
+var ErrNoPartition = errors.New("inspect: not a partition directory or a log directory")
+
+// Options tune Verify. The zero value checks with Kafka's default retention
+// settings at the current time.
+type Options struct {
+	// Now is the time (ms since the epoch) timestamps are judged against;
+	// 0 means the current time.
+	Now int64
+	// Policy holds the retention settings the timestamp warnings use
+	// (retention.ms above all); nil means Kafka's defaults.
+	Policy *retention.Policy
+	// Compacted makes every partition count as compacted, where offset
+	// gaps are normal (info instead of warning). Partitions listed in the
+	// log directory's cleaner-offset-checkpoint, and __consumer_offsets
+	// and __transaction_state, count as compacted anyway.
+	Compacted bool
+	// Progress, if set, is called as the .log files are read, with the
+	// bytes read so far and the total: at most once per MiB, and once at
+	// the end of each segment.
+	Progress func(done, total int64)
+	// MaxDecompressed bounds the decompressed size of one batch's records;
+	// 0 means record.DefaultMaxDecompressed.
+	MaxDecompressed int
+}
+
+// Report is what Verify found. It marshals to the JSON object segviz
+// verify --json prints.
+type Report struct {
+	// OK is false when any problem has level Error.
+	OK bool `json:"ok"`
+	// Segments, Batches and Records count the segments (.log files) read
+	// and the valid entries and records found in them.
+	Segments int   `json:"segments"`
+	Batches  int64 `json:"batches"`
+	Records  int64 `json:"records"`
+	// Problems lists every finding, partition by partition, in the order
+	// the files were read.
+	Problems []Problem `json:"problems"`
+	// Partitions describes each partition directory verified.
+	Partitions []PartitionReport `json:"partitions"`
+}
+
+// Count returns the number of problems of level l.
+func (r *Report) Count(l Level) int {
+	n := 0
+	for i := range r.Problems {
+		if r.Problems[i].Level == l {
+			n++
+		}
+	}
+	return n
+}
+
+// PartitionReport summarises one partition directory.
+type PartitionReport struct {
+	Dir       string `json:"dir"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// LogStartOffset is Kafka's: the checkpointed log start offset or the
+	// first segment's base offset, whichever is larger. LogEndOffset is
+	// the offset after the last valid entry (the last segment's base offset
+	// when it has none).
+	LogStartOffset int64 `json:"logStartOffset"`
+	LogEndOffset   int64 `json:"logEndOffset"`
+	// CleanShutdown reports the log directory's clean-shutdown marker.
+	CleanShutdown bool `json:"cleanShutdown"`
+	// Compacted reports that offset gaps were taken as normal.
+	Compacted bool            `json:"compacted"`
+	Batches   int64           `json:"batches"`
+	Records   int64           `json:"records"`
+	Errors    int             `json:"errors"`
+	Warnings  int             `json:"warnings"`
+	Segments  []SegmentReport `json:"segments"`
+}
+
+// SegmentReport summarises one segment.
+type SegmentReport struct {
+	File       string `json:"file"`
+	BaseOffset int64  `json:"baseOffset"`
+	Size       int64  `json:"size"`
+	// FirstOffset and LastOffset are those of the valid entries, -1 when
+	// there are none.
+	FirstOffset int64 `json:"firstOffset"`
+	LastOffset  int64 `json:"lastOffset"`
+	Batches     int64 `json:"batches"`
+	Records     int64 `json:"records"`
+	// MaxTimestamp is the largest batch timestamp, -1 when none.
+	MaxTimestamp int64 `json:"maxTimestamp"`
+	Errors       int   `json:"errors"`
+	Warnings     int   `json:"warnings"`
+}
+
+// Verify checks the partition directory dir of fsys, or every partition
+// directory of the log directory dir, in one pass over each file, and
+// never writes to fsys (it opens every file read-only, so a vfs.FromIOFS
+// works). It checks:
+//
+//   - every entry of every .log: size, magic, CRC and header fields, every
+//     record (decompressed once), offsets increasing within and across
+//     segments and fitting each segment; damage is told apart from a torn
+//     or zero tail, and reading resumes after it (FindEntry), so that every
+//     damaged region is reported;
+//   - each .index and .timeindex against its .log (index.VerifyOffsetIndex,
+//     timeindex.Verify, Kafka's sanity checks, zero padding, the time
+//     index's final entry), and each .txnindex against the log's ABORT
+//     markers, both ways;
+//   - each producer .snapshot: it decodes, its CRC holds, and its entries
+//     agree with the producer state replayed from the log up to its offset
+//     (producer.State.Replay);
+//   - the leader-epoch-checkpoint against the batches' leader epochs, and
+//     partition.metadata;
+//   - the log directory's recovery-point, log-start-offset and
+//     replication-offset checkpoints against the log's offsets;
+//   - record timestamps that make retention delete early or never
+//     (retention.TimestampWarnings).
+//
+// What it finds is in Report.Problems; the error is only for a directory
+// that cannot be listed or a file that cannot be read, or ErrNoPartition.
+func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
+	v := &verifier{fsys: fsys, opt: opt, logDirs: map[string]*logDirState{}}
+	v.now = opt.Now
+	if v.now == 0 {
+		v.now = time.Now().UnixMilli()
+	}
+	v.policy = retention.DefaultPolicy()
+	if opt.Policy != nil {
+		v.policy = *opt.Policy
+	}
+	v.it.MaxDecompressed = opt.MaxDecompressed
+	v.lit.MaxDecompressed = opt.MaxDecompressed
+	v.ctlIt.MaxDecompressed = opt.MaxDecompressed
+	dir = path.Clean(dir)
+	dirs, err := partitionDirs(fsys, dir)
+	if err != nil {
+		return Report{}, err
+	}
+	parts := make([]*partition, 0, len(dirs))
+	for _, d := range dirs {
+		p, err := v.list(d)
+		if err != nil {
+			return Report{}, err
+		}
+		parts = append(parts, p)
+	}
+	rep := Report{Problems: []Problem{}, Partitions: []PartitionReport{}}
+	for _, p := range parts {
+		if err := v.partition(p); err != nil {
+			return Report{}, err
+		}
+		pr := p.rep
+		for _, pb := range p.problems {
+			switch pb.Level {
+			case Error:
+				pr.Errors++
+			case Warning:
+				pr.Warnings++
+			}
+		}
+		rep.Problems = append(rep.Problems, p.problems...)
+		rep.Segments += len(pr.Segments)
+		rep.Batches += pr.Batches
+		rep.Records += pr.Records
+		rep.Partitions = append(rep.Partitions, pr)
+	}
+	rep.OK = rep.Count(Error) == 0
+	return rep, nil
+}
+
+// partitionDirs returns dir if it is a partition directory, or the
+// partition directories in it if it is a log directory.
+func partitionDirs(fsys vfs.FS, dir string) ([]string, error) {
+	infos, err := vfs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	if holdsPartitionFiles(infos) {
+		return []string{dir}, nil
+	}
+	var out []string
+	for _, fi := range infos {
+		if !fi.IsDir() {
+			continue
+		}
+		sub := path.Join(dir, fi.Name())
+		if _, err := checkpoint.ParsePartitionDir(fi.Name()); err == nil {
+			out = append(out, sub)
+			continue
+		}
+		if sinfos, err := vfs.ReadDir(fsys, sub); err == nil && holdsPartitionFiles(sinfos) {
+			out = append(out, sub)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	if _, err := checkpoint.ParsePartitionDir(path.Base(dir)); err == nil {
+		return []string{dir}, nil // an empty partition directory
+	}
+	return nil, fmt.Errorf("%w: %s holds no segment file and no partition directory", ErrNoPartition, dir)
+}
+
+// holdsPartitionFiles reports whether a directory listing has a file only
+// a partition directory has.
+func holdsPartitionFiles(infos []fs.FileInfo) bool {
+	for _, fi := range infos {
+		if fi.IsDir() {
+			continue
+		}
+		if _, _, err := segment.ParseFileName(fi.Name()); err == nil {
+			return true
+		}
+		if fi.Name() == checkpoint.LeaderEpochFile || fi.Name() == checkpoint.PartitionMetadataFile {
+			return true
+		}
+	}
+	return false
+}
+
+// verifier holds the state of one Verify call.
+type verifier struct {
+	fsys    vfs.FS
+	opt     Options
+	now     int64
+	policy  retention.Policy
+	logDirs map[string]*logDirState
+
+	done, total, reported int64
+
+	w     walker
+	it    record.Iterator // records of the entry being checked
+	lit   record.LegacyIterator
+	ctlIt record.Iterator // a control batch's marker, for the producer state
+	rec   record.Record
+}
+
+// segFiles are the files of one segment.
+type segFiles struct {
+	base                          int64
+	log, index, timeIndex, txnIdx fs.FileInfo
+}
+
+// partition is one partition directory being verified.
+type partition struct {
+	dir      string
+	tp       checkpoint.TopicPartition
+	segs     []*segFiles // with a .log, by base offset
+	snaps    []int64     // producer snapshot offsets, ascending
+	rep      PartitionReport
+	problems []Problem
+
+	// Replay and cross-check state, filled while the segments are read.
+	ps            *producer.State
+	replayFrom    int64 // first offset of the log's first entry, -1 before any
+	full          bool  // the log reaches back to offset 0, uncompacted
+	prevLast      int64 // last offset of the previous valid entry, -1 before any
+	prevFile      string
+	prevPos       int64
+	epochRuns     []epochRun
+	snapEntries   map[int64][]producer.Entry
+	nextSnap      int
+	aborted       []expectedAbort // ABORT markers of the current segment
+	segMaxTs      int64
+	segFirstTs    int64
+	firstTss      []int64 // each segment's first batch timestamp
+	haveEntries   bool
+}
+
+// epochRun is a run of consecutive batches with the same leader epoch.
+type epochRun struct {
+	epoch              int32
+	firstBase, lastBas int64
+	file               string
+	pos                int64
+}
+
+// expectedAbort is an aborted transaction the log's replay completed, which
+// the .txnindex of the marker's segment must list.
+type expectedAbort struct {
+	txn  index.AbortedTxn
+	file string // the .log holding the marker
+	pos  int64
+}
+
+func (p *partition) add(file string, pos int64, kind string, level Level, format string, args ...any) {
+	p.problems = append(p.problems, Problem{File: file, Position: pos, Kind: kind, Level: level, Detail: fmt.Sprintf(format, args...)})
+}
+
+// list reads a partition directory's listing, and reports the files that
+// are not where they belong.
+func (v *verifier) list(dir string) (*partition, error) {
+	infos, err := vfs.ReadDir(v.fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &partition{dir: dir, snapEntries: map[int64][]producer.Entry{}}
+	p.tp, err = checkpoint.ParseDirName(path.Base(dir))
+	if err != nil {
+		if pd, perr := checkpoint.ParsePartitionDir(path.Base(dir)); perr == nil {
+			p.tp = pd.TopicPartition
+		} else {
+			p.tp = checkpoint.TopicPartition{Topic: path.Base(dir), Partition: -1}
+		}
+	}
+	bySeg := map[int64]*segFiles{}
+	get := func(base int64) *segFiles {
+		s := bySeg[base]
+		if s == nil {
+			s = &segFiles{base: base}
+			bySeg[base] = s
+		}
+		return s
+	}
+	for _, fi := range infos {
+		if fi.IsDir() {
+			continue
+		}
+		base, ext, err := segment.ParseFileName(fi.Name())
+		if err != nil {
+			continue // checkpoints, partition.metadata, KRaft snapshots ...
+		}
+		switch ext {
+		case segment.LogSuffix:
+			get(base).log = fi
+			v.total += fi.Size()
+		case segment.IndexSuffix:
+			get(base).index = fi
+		case segment.TimeIndexSuffix:
+			get(base).timeIndex = fi
+		case segment.TxnIndexSuffix:
+			get(base).txnIdx = fi
+		case segment.SnapshotSuffix:
+			p.snaps = append(p.snaps, base)
+		default:
+			p.add(path.Join(dir, fi.Name()), -1, KindLeftoverFile, Warning,
+				"left by an interrupted deletion or compaction (%s); Kafka resolves it when it loads the log", ext)
+		}
+	}
+	for _, s := range bySeg {
+		if s.log != nil {
+			p.segs = append(p.segs, s)
+			continue
+		}
+		for _, fi := range []fs.FileInfo{s.index, s.timeIndex, s.txnIdx} {
+			if fi != nil {
+				p.add(path.Join(dir, fi.Name()), -1, KindOrphanFile, Warning,
+					"no %s beside it; Kafka deletes it when it loads the log", segment.FileName(s.base, segment.LogSuffix))
+			}
+		}
+	}
+	sort.Slice(p.segs, func(i, j int) bool { return p.segs[i].base < p.segs[j].base })
+	sort.Slice(p.snaps, func(i, j int) bool { return p.snaps[i] < p.snaps[j] })
+	return p, nil
+}
+
+// partition verifies one partition directory.
+func (v *verifier) partition(p *partition) error {
+	ld, err := v.logDir(path.Dir(p.dir), p)
+	if err != nil {
+		return err
+	}
+	p.rep = PartitionReport{Dir: p.dir, Topic: p.tp.Topic, Partition: p.tp.Partition, CleanShutdown: ld.clean, Segments: []SegmentReport{}}
+	_, inCleaner := ld.cleaner[p.tp]
+	p.rep.Compacted = v.opt.Compacted || inCleaner || p.tp.Topic == "__consumer_offsets" || p.tp.Topic == "__transaction_state"
+	p.ps = producer.NewState()
+	p.replayFrom, p.prevLast = -1, -1
+
+	epochs, epochLines, epochFile := v.readEpochs(p)
+	v.partitionMetadata(p)
+	if err := v.readSnapshots(p); err != nil {
+		return err
+	}
+	if len(p.segs) == 0 {
+		p.add(p.dir, -1, KindNoSegments, Warning, "no segment (.log) in the partition directory; Kafka creates an empty one at its log start offset")
+	}
+	for i, s := range p.segs {
+		if err := v.segment(p, s, i == len(p.segs)-1, ld.clean); err != nil {
+			return err
+		}
+	}
+
+	// Offsets of the partition as a whole.
+	leo := int64(0)
+	if len(p.segs) > 0 {
+		leo = p.segs[len(p.segs)-1].base
+	}
+	if p.prevLast >= 0 {
+		leo = max(leo, p.prevLast+1)
+	}
+	p.rep.LogEndOffset = leo
+	firstBase := int64(0)
+	if len(p.segs) > 0 {
+		firstBase = p.segs[0].base
+	}
+	p.rep.LogStartOffset = firstBase
+	if c, ok := ld.logStart[p.tp]; ok {
+		p.rep.LogStartOffset = max(c.offset, firstBase)
+		if c.offset < firstBase && len(p.segs) > 0 {
+			p.add(ld.path(checkpoint.LogStartOffsetFile), c.pos, KindLogStartBelowSegments, Warning,
+				"%s: log start offset %d is below the first segment's base offset %d; Kafka uses %d (the checkpoint lags a deletion)", p.tp, c.offset, firstBase, firstBase)
+		}
+		if c.offset > leo {
+			p.add(ld.path(checkpoint.LogStartOffsetFile), c.pos, KindLogStartPastEnd, Error,
+				"%s: log start offset %d is above the log end offset %d: Kafka would delete every segment and restart the log at %d", p.tp, c.offset, leo, c.offset)
+		}
+	}
+	p.rep.LogStartOffset = min(p.rep.LogStartOffset, leo)
+	if c, ok := ld.recovery[p.tp]; ok && c.offset > leo {
+		p.add(ld.path(checkpoint.RecoveryPointFile), c.pos, KindRecoveryPointPastEnd, Error,
+			"%s: recovery point %d is above the log end offset %d: records the broker had flushed are missing", p.tp, c.offset, leo)
+	}
+	if c, ok := ld.hw[p.tp]; ok && c.offset > leo {
+		p.add(ld.path(checkpoint.ReplicationOffsetFile), c.pos, KindHighWatermarkPastEnd, Warning,
+			"%s: high watermark %d is above the log end offset %d: committed records are missing (or the partition was truncated since)", p.tp, c.offset, leo)
+	}
+
+	// Snapshots after the last batch.
+	for ; p.nextSnap < len(p.snaps); p.nextSnap++ {
+		off := p.snaps[p.nextSnap]
+		if off > leo {
+			p.add(path.Join(p.dir, producer.SnapshotFileName(off)), -1, KindSnapshotPastEnd, Warning,
+				"snapshot at offset %d is above the log end offset %d; Kafka deletes it when it loads the log", off, leo)
+			continue
+		}
+		v.compareSnapshot(p, off)
+	}
+	v.checkEpochs(p, epochs, epochLines, epochFile, leo)
+	v.timestampWarnings(p, leo)
+	return nil
+}
+
+// segment reads one segment's .log and checks its indexes against it.
+func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
+	logPath := path.Join(p.dir, s.log.Name())
+	sr := SegmentReport{File: logPath, BaseOffset: s.base, Size: s.log.Size(), FirstOffset: -1, LastOffset: -1, MaxTimestamp: -1}
+	nProblems := len(p.problems)
+	p.aborted = p.aborted[:0]
+	p.segMaxTs, p.segFirstTs, p.haveEntries = record.NoTimestamp, record.NoTimestamp, false
+	var entries []index.LogEntrySummary
+
+	f, err := v.fsys.Open(logPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	size := s.log.Size()
+	start := v.done
+	entry := func(e *record.Entry) error {
+		sum, ok := v.entry(p, s, logPath, e, &sr)
+		entries = append(entries, sum)
+		if ok {
+			sr.Batches++
+		}
+		v.progress(start+e.Position+int64(e.Size()), false)
+		return nil
+	}
+	hurt := func(d damage) error {
+		v.damage(p, logPath, d, last, clean)
+		return nil
+	}
+	if err := v.w.walk(f, size, logPath, entry, hurt); err != nil {
+		return fmt.Errorf("inspect: %s: %w", logPath, err)
+	}
+	v.done = start + size
+	v.progress(v.done, true)
+	sr.MaxTimestamp = p.segMaxTs
+	p.firstTss = append(p.firstTss, p.segFirstTs)
+
+	if err := v.indexes(p, s, entries, last); err != nil {
+		return err
+	}
+	for _, pb := range p.problems[nProblems:] {
+		switch pb.Level {
+		case Error:
+			sr.Errors++
+		case Warning:
+			sr.Warnings++
+		}
+	}
+	p.rep.Batches += sr.Batches
+	p.rep.Records += sr.Records
+	p.rep.Segments = append(p.rep.Segments, sr)
+	return nil
+}
+
+// entry checks one entry that passed the scanner's header and CRC checks,
+// feeds it to the cross-checks, and returns its summary and whether its
+// records are valid.
+func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry, sr *SegmentReport) (index.LogEntrySummary, bool) {
+	sum := index.LogEntrySummary{
+		Position: e.Position, Size: int64(e.Size()), Magic: e.Magic,
+		BaseOffset: e.BaseOffset(), LastOffset: e.LastOffset(), MaxTimestamp: e.MaxTimestamp(),
+		OffsetOfMaxTimestamp: e.LastOffset(), ProducerID: record.NoProducerID,
+	}
+	var records int64
+	var recErr error
+	if e.Magic == record.MagicV2 {
+		b := &e.Batch
+		sum.Compressed = b.Attributes.Codec() != compress.None
+		sum.LogAppendTime = b.Attributes.TimestampType() == record.LogAppendTime
+		sum.Transactional = b.Attributes.IsTransactional()
+		sum.Control = b.Attributes.IsControl()
+		sum.ProducerID = b.ProducerID
+		found := false
+		v.it.Reset(b)
+		for v.it.Next(&v.rec) {
+			records++
+			if !found && v.rec.Timestamp == b.MaxTimestamp {
+				sum.OffsetOfMaxTimestamp, found = v.rec.Offset, true
+			}
+			if sum.Control {
+				if t, err := record.ParseControlKey(v.rec.Key); err == nil && t == record.ControlAbort {
+					sum.Abort = true
+				}
+			}
+		}
+		recErr = v.it.Err()
+		if recErr == nil && records != int64(b.RecordCount) {
+			recErr = fmt.Errorf("declared %d records, found %d", b.RecordCount, records)
+		}
+	} else {
+		sum.Compressed = e.Legacy.Codec() != compress.None
+		sum.LogAppendTime = e.Legacy.TimestampType() == record.LogAppendTime
+		v.lit.Reset(&e.Legacy)
+		for v.lit.Next(&v.rec) {
+			if records == 0 && sum.Compressed {
+				sum.BaseOffset = v.rec.Offset
+			}
+			records++
+		}
+		recErr = v.lit.Err()
+	}
+	if recErr != nil {
+		p.add(file, e.Position, KindLogInvalidRecords, Error,
+			"entry at offsets %d..%d: its checksum verifies but its records do not decode: %v", sum.BaseOffset, sum.LastOffset, recErr)
+	} else {
+		sr.Records += records
+	}
+
+	// Offsets: within the segment, increasing, continuous.
+	if sum.BaseOffset < s.base || sum.LastOffset-s.base > math.MaxInt32 || sum.LastOffset < sum.BaseOffset {
+		p.add(file, e.Position, KindLogOffsetRange, Error,
+			"entry holds offsets %d..%d, outside the segment's range [%d, %d]: its indexes cannot address it (Kafka's recovery fails on it)", sum.BaseOffset, sum.LastOffset, s.base, s.base+math.MaxInt32)
+	}
+	if p.prevLast >= 0 {
+		switch {
+		case sum.BaseOffset <= p.prevLast:
+			p.add(file, e.Position, KindLogOffsetOrder, Error,
+				"entry at offsets %d..%d does not follow offset %d (%s:%d): Kafka's recovery truncates here", sum.BaseOffset, sum.LastOffset, p.prevLast, p.prevFile, p.prevPos)
+		case sum.BaseOffset > p.prevLast+1:
+			level, why := Warning, "on a topic that is not compacted this means lost batches"
+			if p.rep.Compacted {
+				level, why = Info, "normal in a compacted partition"
+			}
+			p.add(file, e.Position, KindLogOffsetGap, level,
+				"offsets %d..%d are missing before this entry (previous entry ends at %d, %s:%d): %s", p.prevLast+1, sum.BaseOffset-1, p.prevLast, p.prevFile, p.prevPos, why)
+		}
+	}
+	if p.replayFrom < 0 {
+		p.replayFrom = sum.BaseOffset
+		p.full = sum.BaseOffset == 0 && !p.rep.Compacted
+	}
+	p.prevLast = max(p.prevLast, sum.LastOffset)
+	p.prevFile, p.prevPos = file, e.Position
+	if sr.FirstOffset < 0 {
+		sr.FirstOffset = sum.BaseOffset
+	}
+	sr.LastOffset = max(sr.LastOffset, sum.LastOffset)
+
+	// Timestamps, for the retention warnings.
+	if !p.haveEntries {
+		p.segFirstTs = sum.MaxTimestamp
+		p.haveEntries = true
+	}
+	p.segMaxTs = max(p.segMaxTs, sum.MaxTimestamp)
+
+	// Producer snapshots taken at or before this entry see the state so
+	// far.
+	for ; p.nextSnap < len(p.snaps) && p.snaps[p.nextSnap] <= sum.BaseOffset; p.nextSnap++ {
+		v.compareSnapshot(p, p.snaps[p.nextSnap])
+	}
+	if e.Magic == record.MagicV2 {
+		b := &e.Batch
+		if ep := b.PartitionLeaderEpoch; ep >= 0 {
+			if n := len(p.epochRuns); n > 0 && p.epochRuns[n-1].epoch == ep {
+				p.epochRuns[n-1].lastBas = b.BaseOffset
+			} else {
+				p.epochRuns = append(p.epochRuns, epochRun{epoch: ep, firstBase: b.BaseOffset, lastBas: b.BaseOffset, file: file, pos: e.Position})
+			}
+		}
+		if recErr == nil {
+			v.replay(p, b, file, e.Position)
+		}
+	}
+	return sum, recErr == nil
+}
+
+// replay applies a v2 batch to the producer state, as Kafka's recovery
+// does, and remembers the aborted transaction it completes.
+func (v *verifier) replay(p *partition, b *record.Batch, file string, pos int64) {
+	info, err := producer.FromBatch(b, &v.ctlIt)
+	if err == nil {
+		var done *producer.CompletedTxn
+		var lso int64
+		done, lso, err = p.ps.Replay(info)
+		if err == nil && done != nil && done.IsAborted {
+			p.aborted = append(p.aborted, expectedAbort{
+				txn:  index.AbortedTxn{ProducerID: done.ProducerID, FirstOffset: done.FirstOffset, LastOffset: done.LastOffset, LastStableOffset: lso},
+				file: file, pos: pos,
+			})
+		}
+	}
+	if err != nil {
+		p.add(file, pos, KindProducerState, Warning, "batch at offset %d (producer %d): %v", b.BaseOffset, b.ProducerID, err)
+	}
+}
+
+// damage reports a region of a .log that holds no valid entry.
+func (v *verifier) damage(p *partition, file string, d damage, last, clean bool) {
+	n := d.End - d.Start
+	if d.Resynced {
+		kind := KindLogCorrupt
+		if errors.Is(d.Err, format.ErrCRC) {
+			kind = KindLogCRC
+		}
+		var what string
+		switch {
+		case d.Err != nil:
+			what = d.Err.Error()
+		case d.Zeros:
+			what = "zero bytes where an entry should start"
+		default:
+			what = "bytes that are not an entry (a length that runs past the data, or garbage)"
+		}
+		p.add(file, d.Start, kind, Error,
+			"%s; bytes %d..%d (%d bytes) hold no valid entry and a valid entry follows at %d: this is corruption, not a torn write. Kafka's recovery truncates the segment here and deletes every later segment; segviz salvage keeps what follows",
+			what, d.Start, d.End, n, d.End)
+		return
+	}
+	if d.Err != nil {
+		kind := KindLogCorrupt
+		if errors.Is(d.Err, format.ErrCRC) {
+			kind = KindLogCRC
+		}
+		p.add(file, d.Start, kind, Error,
+			"%v; nothing valid follows in the last %d bytes (a torn write of the last entry, or damage): Kafka's recovery truncates the segment here", d.Err, n)
+		return
+	}
+	level, why := Warning, "the active segment of a log directory without a clean-shutdown marker: Kafka's recovery cuts it"
+	if !last {
+		level, why = Error, "a segment that is not the last one is complete once rolled: this is damage"
+	} else if clean {
+		level, why = Error, "the log directory has a clean-shutdown marker, so Kafka skips recovery and would append after these bytes"
+	}
+	if d.Zeros {
+		p.add(file, d.Start, KindLogZeroTail, level, "%d zero bytes at the end of the file (preallocation, or a crash after the file grew); %s", n, why)
+		return
+	}
+	p.add(file, d.Start, KindLogTornTail, level, "%d bytes at the end of the file are a partial entry (a torn write); %s", n, why)
+}
+
+// progress reports progress at most once per MiB, or when forced.
+func (v *verifier) progress(done int64, force bool) {
+	if v.opt.Progress == nil {
+		return
+	}
+	if force || done-v.reported >= 1<<20 {
+		v.reported = done
+		v.opt.Progress(done, v.total)
+	}
+}
+
+// indexes checks a segment's .index, .timeindex and .txnindex against the
+// entries of its .log.
+func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySummary, last bool) error {
+	nonEmpty := s.log.Size() > 0
+	idxPath := segment.Path(p.dir, s.base, segment.IndexSuffix)
+	if s.index == nil {
+		if nonEmpty {
+			p.add(idxPath, -1, KindIndexMissing, Warning, "the segment has no offset index; Kafka rebuilds it (recovering the segment) when it loads the log%s", activeNote(last))
+		}
+	} else {
+		x, err := index.OpenOffsetIndex(v.fsys, idxPath, s.base, -1, false)
+		if err != nil {
+			return err
+		}
+		if err := x.SanityCheck(); err != nil {
+			p.add(idxPath, corruptionOffset(err, -1), index.KindSanity, Error, "%v", err)
+		}
+		if pp := index.PaddingProblem(idxPath, index.EntrySize, x.Padding(), last); pp != nil {
+			p.problems = append(p.problems, Problem(*pp))
+		}
+		for _, pb := range index.VerifyOffsetIndex(x, entries) {
+			p.problems = append(p.problems, Problem(pb))
+		}
+		x.Close()
+	}
+
+	tiPath := segment.Path(p.dir, s.base, segment.TimeIndexSuffix)
+	if s.timeIndex == nil {
+		if nonEmpty {
+			p.add(tiPath, -1, KindIndexMissing, Warning, "the segment has no time index; Kafka rebuilds it when it recovers the segment%s", activeNote(last))
+		}
+	} else {
+		x, err := timeindex.OpenTimeIndex(v.fsys, tiPath, s.base, -1, false)
+		if err != nil {
+			return err
+		}
+		if err := x.SanityCheck(); err != nil {
+			p.add(tiPath, corruptionOffset(err, -1), index.KindSanity, Error, "%v", err)
+		}
+		pad := x.Padding()
+		if pp := index.PaddingProblem(tiPath, timeindex.EntrySize, pad, last); pp != nil {
+			p.problems = append(p.problems, Problem(*pp))
+		}
+		for _, pb := range timeindex.Verify(x, entries) {
+			p.problems = append(p.problems, Problem(pb))
+		}
+		if !last && p.segMaxTs >= 0 {
+			lastTs := int64(record.NoTimestamp)
+			if pad.ValidEntries > 0 {
+				lastTs = x.Entry(pad.ValidEntries - 1).Timestamp
+			}
+			if lastTs < p.segMaxTs {
+				p.add(tiPath, int64(pad.ValidEntries)*timeindex.EntrySize, KindTimeIndexNoFinal, Warning,
+					"the last entry's timestamp is %d but the segment's largest is %d: retention judges the segment by the older one (the entry a roll writes is missing)", lastTs, p.segMaxTs)
+			}
+		}
+		x.Close()
+	}
+
+	txPath := segment.Path(p.dir, s.base, segment.TxnIndexSuffix)
+	var txns []index.AbortedTxn
+	if s.txnIdx != nil {
+		x, err := index.OpenTransactionIndex(v.fsys, txPath, s.base, false)
+		if err != nil {
+			var ce *format.CorruptionError
+			if !errors.As(err, &ce) {
+				return err
+			}
+			p.add(txPath, ce.Offset, index.KindSanity, Error, "%v", err)
+		} else {
+			for _, pb := range index.VerifyTxnIndex(x, entries) {
+				p.problems = append(p.problems, Problem(pb))
+			}
+			txns = x.All()
+			x.Close()
+		}
+	}
+	for _, a := range p.aborted {
+		i := sort.Search(len(txns), func(i int) bool { return txns[i].LastOffset >= a.txn.LastOffset })
+		if i == len(txns) || txns[i].LastOffset != a.txn.LastOffset || txns[i].ProducerID != a.txn.ProducerID {
+			p.add(txPath, int64(i)*index.AbortedTxnSize, KindTxnMissingAbort, Error,
+				"no entry for the transaction of producer %d aborted by the marker at offset %d (%s:%d): read_committed consumers would return its records; expected %v",
+				a.txn.ProducerID, a.txn.LastOffset, a.file, a.pos, a.txn)
+			continue
+		}
+		if t := txns[i]; t.FirstOffset != a.txn.FirstOffset || t.LastStableOffset != a.txn.LastStableOffset {
+			level := Error
+			if !p.full {
+				level = Warning
+			}
+			p.add(txPath, int64(i)*index.AbortedTxnSize, KindTxnMismatch, level,
+				"%v, but replaying the log gives first offset %d and last stable offset %d%s", t, a.txn.FirstOffset, a.txn.LastStableOffset, partialNote(p.full))
+		}
+	}
+	return nil
+}
+
+func activeNote(last bool) string {
+	if last {
+		return " (the active segment's index is preallocated at 10 MiB while the broker runs, and often missing from copies)"
+	}
+	return ""
+}
+
+func partialNote(full bool) string {
+	if full {
+		return ""
+	}
+	return " (the log does not reach back to offset 0, so the replay may lack earlier history)"
+}
+
+// corruptionOffset returns the Offset of err's CorruptionError, or def.
+func corruptionOffset(err error, def int64) int64 {
+	var ce *format.CorruptionError
+	if errors.As(err, &ce) {
+		return ce.Offset
+	}
+	return def
+}
+
+// timestampWarnings adds retention.TimestampWarnings for the partition's
+// segments.
+func (v *verifier) timestampWarnings(p *partition, leo int64) {
+	if len(p.rep.Segments) == 0 {
+		return
+	}
+	st := retention.LogState{LogStartOffset: p.rep.LogStartOffset, LogEndOffset: leo, HighWatermark: leo}
+	byBase := map[int64]string{}
+	for i, sr := range p.rep.Segments {
+		size := sr.Size
+		if sr.Batches == 0 {
+			size = 0 // an empty (or wholly damaged) segment has no timestamps to judge
+		}
+		first := int64(record.NoTimestamp)
+		if sr.Batches > 0 {
+			first = v.firstTs(p, i)
+		}
+		st.Segments = append(st.Segments, retention.SegmentInfo{
+			BaseOffset: sr.BaseOffset, Size: size, LargestRecordTimestamp: sr.MaxTimestamp,
+			FirstBatchTimestamp: first, LastModified: p.segs[i].log.ModTime().UnixMilli(),
+		})
+		byBase[sr.BaseOffset] = sr.File
+	}
+	kinds := map[retention.WarningKind]string{
+		retention.KindFarPastTimestamp: KindFarPastTimestamp,
+		retention.KindFutureTimestamp:  KindFutureTimestamp,
+		retention.KindMtimeFallback:    KindMtimeFallback,
+		retention.KindOutOfOrder:       KindTimestampOrder,
+	}
+	for _, w := range retention.TimestampWarnings(st, v.policy, v.now) {
+		kind, ok := kinds[w.Kind]
+		if !ok {
+			kind = string(w.Kind)
+		}
+		p.add(byBase[w.BaseOffset], -1, kind, Warning, "%s", w.Detail)
+	}
+}
+
+// firstTs returns the first batch timestamp of segment i, recorded while
+// it was read.
+func (v *verifier) firstTs(p *partition, i int) int64 {
+	if i < len(p.firstTss) {
+		return p.firstTss[i]
+	}
+	return record.NoTimestamp
+}
+
+// The log directory: its checkpoints and clean-shutdown marker, read once
+// for all its partitions.
+
+// offsetAt is a checkpointed offset and the byte position of its line.
+type offsetAt struct {
+	offset int64
+	pos    int64
+}
+
+type logDirState struct {
+	dir                                string
+	clean                              bool
+	recovery, logStart, hw, cleaner    map[checkpoint.TopicPartition]offsetAt
+}
+
+func (ld *logDirState) path(name string) string { return path.Join(ld.dir, name) }
+
+// logDir returns the state of log directory dir, reading it the first time
+// (and reporting its problems with the first partition that asks).
+func (v *verifier) logDir(dir string, p *partition) (*logDirState, error) {
+	if ld, ok := v.logDirs[dir]; ok {
+		return ld, nil
+	}
+	ld := &logDirState{dir: dir}
+	v.logDirs[dir] = ld
+	var err error
+	if ld.clean, _, err = checkpoint.ReadCleanShutdown(v.fsys, dir); err != nil {
+		return nil, err
+	}
+	read := func(name string) (map[checkpoint.TopicPartition]offsetAt, error) {
+		b, err := vfs.ReadFile(v.fsys, path.Join(dir, name))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		entries, err := checkpoint.ParseOffsets(b)
+		if err != nil {
+			p.add(path.Join(dir, name), corruptionOffset(err, 0), KindCheckpointCorrupt, Error, "%v (Kafka falls back to recovering every partition from scratch)", err)
+			return nil, nil
+		}
+		lines := lineStarts(b)
+		m := make(map[checkpoint.TopicPartition]offsetAt, len(entries))
+		for i, e := range entries {
+			pos := int64(-1)
+			if i+2 < len(lines) {
+				pos = lines[i+2]
+			}
+			m[e.TopicPartition] = offsetAt{e.Offset, pos}
+		}
+		return m, nil
+	}
+	if ld.recovery, err = read(checkpoint.RecoveryPointFile); err != nil {
+		return nil, err
+	}
+	if ld.logStart, err = read(checkpoint.LogStartOffsetFile); err != nil {
+		return nil, err
+	}
+	if ld.hw, err = read(checkpoint.ReplicationOffsetFile); err != nil {
+		return nil, err
+	}
+	if ld.cleaner, err = read(checkpoint.CleanerOffsetFile); err != nil {
+		return nil, err
+	}
+	return ld, nil
+}
+
+// lineStarts returns the byte position of each line of b.
+func lineStarts(b []byte) []int64 {
+	out := []int64{0}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+			out = append(out, int64(i+1))
+		case '\n':
+			out = append(out, int64(i+1))
+		}
+	}
+	return out
+}
+
+// partitionMetadata checks partition.metadata, if present.
+func (v *verifier) partitionMetadata(p *partition) {
+	_, err := checkpoint.ReadPartitionMetadata(v.fsys, p.dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	p.add(path.Join(p.dir, checkpoint.PartitionMetadataFile), corruptionOffset(err, -1), KindPartitionMetadata, Error, "%v (Kafka fails to load the partition)", err)
+}
