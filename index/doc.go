@@ -55,10 +55,11 @@
 // entries costs 8n bytes of memory (at most 10 MiB at the default
 // segment.index.bytes, for a full index; opening one briefly needs up to
 // twice that while the buffer grows), and opening costs one read of the
-// file: about 5 ms for 8 MiB. Each append is one WriteAt of 8 bytes at slot entries*8, and
-// publishes a new snapshot for readers (one small allocation); the
-// operating system's page cache plays the part of Kafka's mapping, and
-// Flush (Sync) makes it durable. Truncate (vfs.File.Truncate) preallocates,
+// file: about 5 ms for 8 MiB. Each append publishes a new snapshot for readers (one small
+// allocation) and costs no system call: appended entries are written
+// behind, in one WriteAt, at the next Flush, trim, resize, truncation or
+// Close. As with Kafka's mapping, entries become durable at a flush, and
+// recovery rebuilds the indexes of the segments a crash left unflushed. Truncate (vfs.File.Truncate) preallocates,
 // resizes and trims. Lookups never touch the file and do not allocate. The
 // same code runs on the OS filesystem, vfs.NewMem and a browser's files.
 //

@@ -82,9 +82,8 @@ func TestOffsetIndexFaults(t *testing.T) {
 	}
 }
 
-// TestShortWrite makes an append's write half-succeed: the entry is not
-// published, and the next append (the write now succeeding) takes the same
-// slot.
+// TestShortWrite makes the write of pending entries half-succeed: the
+// entries stay published and pending, and the next flush writes them.
 func TestShortWrite(t *testing.T) {
 	mem := vfs.NewMem()
 	var fail bool
@@ -93,17 +92,19 @@ func TestShortWrite(t *testing.T) {
 	if err := x.Append(10, 5000); err != nil {
 		t.Fatal(err)
 	}
-	fail = true
-	if err := x.Append(20, 9000); !errors.Is(err, vfs.ErrInjected) {
-		t.Fatalf("short write: %v", err)
-	}
-	if x.Entries() != 1 || x.LastOffset() != 10 {
-		t.Fatalf("a failed append was published: %v", entries(x))
-	}
-	fail = false
+	mustFlush(t, x)
 	if err := x.Append(20, 9000); err != nil {
 		t.Fatal(err)
 	}
+	fail = true
+	if err := x.Flush(); !errors.Is(err, vfs.ErrInjected) {
+		t.Fatalf("short write: %v", err)
+	}
+	if x.Entries() != 2 || x.LastOffset() != 20 {
+		t.Fatalf("entries after a failed write: %v", entries(x))
+	}
+	fail = false
+	mustFlush(t, x)
 	if got, want := readAll(t, mem, "x.index")[:16], encode(t, 0, index.Entry{Offset: 10, Position: 5000}, index.Entry{Offset: 20, Position: 9000}); string(got) != string(want) {
 		t.Fatalf("file %x, want %x", got, want)
 	}

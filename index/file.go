@@ -39,6 +39,13 @@ type EntryFile struct {
 	writable     bool
 	path         atomic.Pointer[string]
 	v            atomic.Pointer[view]
+	// persisted is the length of the prefix of the entries already
+	// written to the file. Appends are written behind, in one write, when
+	// the index is flushed, trimmed, resized, truncated or closed: an
+	// index costs no system call per entry, as Kafka's mapped file does
+	// not (and, as with Kafka's mapping, entries are durable only after a
+	// flush; recovery rebuilds what a crash loses).
+	persisted int
 }
 
 // view is one published state. Bytes of data that a published view covers
@@ -170,6 +177,7 @@ func (x *EntryFile) load() error {
 	}
 	v.maxEntries = int(v.length / es)
 	x.v.Store(v)
+	x.persisted = len(data)
 	return nil
 }
 
@@ -294,11 +302,11 @@ func (x *EntryFile) check() error {
 	return nil
 }
 
-// Append writes e, which must be EntrySize bytes, in the next slot and
-// publishes it. It fails with ErrIndexFull when the file has no room left
-// (it never writes past its length) and passes I/O errors through; on error
-// nothing is published (a failed write may have left part of the entry in
-// the free slot, as a torn write to Kafka's mapping would).
+// Append puts e, which must be EntrySize bytes, in the next slot and
+// publishes it; the file receives it at the next Flush, TrimToValidSize,
+// Resize, TruncateEntries or Close (see writePending). It fails with
+// ErrIndexFull when the file has no room left (it never writes past its
+// length).
 func (x *EntryFile) Append(e []byte) error {
 	if len(e) != x.entrySize {
 		panic("index: Append of a wrongly sized entry")
@@ -311,9 +319,6 @@ func (x *EntryFile) Append(e []byte) error {
 		return opError(x.Path(), ErrIndexFull, "%d entries", v.entries)
 	}
 	off := v.entries * x.entrySize
-	if _, err := x.f.WriteAt(e, int64(off)); err != nil {
-		return err
-	}
 	data := v.data
 	if len(data) < off {
 		// The new entry follows zero entries that were not kept.
@@ -323,6 +328,23 @@ func (x *EntryFile) Append(e []byte) error {
 	nv.data = append(data, e...)
 	nv.entries++
 	x.v.Store(&nv)
+	return nil
+}
+
+// writePending writes the entries appended since the last write, in one
+// write. A failed write leaves them pending (they are still served from
+// memory), and may have left part of them in the free slots, as a torn
+// write to Kafka's mapping would.
+func (x *EntryFile) writePending() error {
+	v := x.v.Load()
+	end := min(v.entries*x.entrySize, len(v.data))
+	if x.persisted >= end {
+		return nil
+	}
+	if _, err := x.f.WriteAt(v.data[x.persisted:end], int64(x.persisted)); err != nil {
+		return err
+	}
+	x.persisted = end
 	return nil
 }
 
@@ -356,7 +378,13 @@ func (x *EntryFile) TruncateEntries(n int) error {
 	// fails, the removed entries linger in the file beyond the valid ones
 	// (as they always do in Kafka's files), never inside them.
 	x.v.Store(&nv)
-	return x.zero(int64(keep), int64(len(v.data)))
+	// Only what reached the file needs zeroing.
+	zeroTo := x.persisted
+	x.persisted = min(x.persisted, keep)
+	if zeroTo <= keep {
+		return nil
+	}
+	return x.zero(int64(keep), int64(zeroTo))
 }
 
 // zero writes zeros over [from, to) of the file.
@@ -390,6 +418,7 @@ func (x *EntryFile) DiscardPadding() (bool, error) {
 	nv.entries = p.ValidEntries
 	if keep := p.ValidEntries * x.entrySize; keep < len(v.data) {
 		nv.data = slices.Clip(slices.Clone(v.data[:keep]))
+		x.persisted = min(x.persisted, keep)
 	}
 	x.v.Store(&nv)
 	return true, nil
@@ -411,6 +440,9 @@ func (x *EntryFile) Resize(newSize int) (bool, error) {
 	}
 	if rounded < int64(v.entries)*es || newSize < 0 {
 		return false, opError(x.Path(), ErrInvalidSize, "resize to %d bytes would cut %d entries", newSize, v.entries)
+	}
+	if err := x.writePending(); err != nil {
+		return false, err
 	}
 	if err := x.f.Truncate(rounded); err != nil {
 		return false, err
@@ -436,6 +468,9 @@ func (x *EntryFile) Flush() error {
 	if err := x.check(); err != nil {
 		return err
 	}
+	if err := x.writePending(); err != nil {
+		return err
+	}
 	return x.f.Sync()
 }
 
@@ -446,8 +481,15 @@ func (x *EntryFile) Close() error {
 	if x.f == nil {
 		return opError(x.Path(), ErrClosed, "closed")
 	}
+	var werr error
+	if x.writable {
+		werr = x.writePending()
+	}
 	err := x.f.Close()
 	x.f = nil
+	if werr != nil {
+		return werr
+	}
 	return err
 }
 

@@ -256,6 +256,11 @@ func checkOffsetModel(t *testing.T, step int, fsys vfs.FS, x *index.OffsetIndex,
 			t.Fatalf("step %d: offsets do not increase: %v", step, got)
 		}
 	}
+	// Entries are written behind (at a flush, trim, resize, truncation or
+	// close): the file is compared as a flush leaves it.
+	if err := x.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	file, err := vfs.ReadFile(fsys, "f.index")
 	if err != nil {
 		t.Fatal(err)

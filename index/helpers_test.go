@@ -93,3 +93,12 @@ func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 func mkdir(dir string) error            { return os.MkdirAll(dir, 0o755) }
 func writeText(path, text string) error { return os.WriteFile(path, []byte(text), 0o644) }
+
+// mustFlush writes an index's pending entries (appends are written
+// behind) so that its file can be compared.
+func mustFlush(tb testing.TB, x interface{ Flush() error }) {
+	tb.Helper()
+	if err := x.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+}

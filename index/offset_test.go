@@ -84,6 +84,7 @@ func TestOpenExisting(t *testing.T) {
 			writeFile(t, fsys, "x.index", tt.file)
 			x := openOffset(t, fsys, "x.index", 100, tt.max, tt.writable)
 			defer x.Close()
+			mustFlush(t, x) // entries are written behind
 			got := readAll(t, fsys, "x.index")
 			if int64(len(got)) != tt.wantLen || x.Length() != tt.wantLen || x.Entries() != tt.entries {
 				t.Fatalf("file %d bytes, Length %d, entries %d", len(got), x.Length(), x.Entries())
@@ -132,11 +133,13 @@ func TestAppend(t *testing.T) {
 	}
 	var want []index.Entry
 	for _, s := range steps {
+		mustFlush(t, x) // entries are written behind
 		before := readAll(t, fsys, "x.index")
 		err := x.Append(s.offset, s.position)
 		if !errors.Is(err, s.err) || (s.err == nil) != (err == nil) {
 			t.Fatalf("%s: Append(%d, %d) = %v, want %v", s.name, s.offset, s.position, err, s.err)
 		}
+		mustFlush(t, x) // entries are written behind
 		after := readAll(t, fsys, "x.index")
 		if err != nil {
 			if !bytes.Equal(before, after) {
@@ -273,6 +276,7 @@ func TestTruncateTo(t *testing.T) {
 				t.Fatalf("entries %v, want %v", got, es[:tt.keep])
 			}
 			// The removed slots are zero on disk and the length is kept.
+			mustFlush(t, x) // entries are written behind
 			file := readAll(t, fsys, "x.index")
 			want := append(encode(t, 100, es[:tt.keep]...), make([]byte, 64-tt.keep*8)...)
 			if !bytes.Equal(file, want) {
@@ -338,6 +342,7 @@ func TestResizeTrimReset(t *testing.T) {
 	if err := x.Reset(); err != nil {
 		t.Fatal(err)
 	}
+	mustFlush(t, x) // entries are written behind
 	if x.Entries() != 0 || size() != 80 || x.MaxEntries() != 10 || !bytes.Equal(readAll(t, fsys, "x.index"), make([]byte, 80)) {
 		t.Fatalf("after Reset: %d entries, size %d", x.Entries(), size())
 	}
@@ -447,6 +452,7 @@ func TestPaddedIndexBehavesLikeKafka(t *testing.T) {
 	if err := x.TrimToValidSize(); err != nil {
 		t.Fatal(err)
 	}
+	mustFlush(t, x) // entries are written behind
 	if got, want := readAll(t, fsys, "x.index"), encode(t, 100, append(es, index.Entry{Offset: 140, Position: 20000})...); !bytes.Equal(got, want) {
 		t.Fatalf("file %x, want %x", got, want)
 	}
@@ -554,6 +560,7 @@ func TestRenameDeleteFlush(t *testing.T) {
 	if err := x.Append(4, 9000); err != nil {
 		t.Fatal(err)
 	}
+	mustFlush(t, x)
 	if got := readAll(t, mem, "a.index.deleted"); !bytes.Equal(got[:16], encode(t, 0, index.Entry{Offset: 3, Position: 5000}, index.Entry{Offset: 4, Position: 9000})) {
 		t.Fatalf("renamed file %x", got)
 	}

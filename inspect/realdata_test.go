@@ -16,7 +16,7 @@ import (
 
 // realNow is the time the real-data tests judge timestamps at: a fixed
 // date, so that the warnings do not change as the calendar moves.
-const realNow = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+const realNow = 1_798_761_600_000 // 2027-01-01T00:00:00Z
 
 // TestVerifyRealData verifies every partition of every set written by a
 // real broker: zero errors. Warnings are allowed (the active segments'

@@ -33,7 +33,7 @@ func (v *verifier) readSnapshots(p *partition) error {
 			if errors.Is(err, format.ErrCRC) {
 				kind = KindSnapshotCRC
 			}
-			p.add(file, ce.Offset, kind, Error, "%v; Kafka deletes it and rebuilds the producer state from an older snapshot or the log", err)
+			p.add(file, ce.Offset, kind, Error, "%s; Kafka deletes it and rebuilds the producer state from an older snapshot or the log", describe(err))
 			continue
 		}
 		p.snapEntries[off] = entries
@@ -114,7 +114,7 @@ func (v *verifier) readEpochs(p *partition) ([]checkpoint.EpochEntry, []int64, s
 	}
 	entries, err := checkpoint.ParseLeaderEpochs(b)
 	if err != nil {
-		p.add(file, corruptionOffset(err, -1), KindEpochCorrupt, Error, "%v (Kafka fails the log directory on it)", err)
+		p.add(file, corruptionOffset(err, -1), KindEpochCorrupt, Error, "%s (Kafka fails the log directory on it)", describe(err))
 		return nil, nil, ""
 	}
 	lines := lineStarts(b)
@@ -172,10 +172,10 @@ func (v *verifier) checkEpochs(p *partition, entries []checkpoint.EpochEntry, po
 	}
 	start := p.rep.LogStartOffset
 	for _, r := range p.epochRuns {
-		if r.lastBas < start {
+		if r.lastBase < start {
 			continue
 		}
-		for _, off := range []int64{max(r.firstBase, start), r.lastBas} {
+		for _, off := range []int64{max(r.firstBase, start), r.lastBase} {
 			i, ok := epochFor(off)
 			if !ok {
 				p.add(file, pos[0], KindEpochMismatch, Error,

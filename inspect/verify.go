@@ -274,28 +274,29 @@ type partition struct {
 	problems []Problem
 
 	// Replay and cross-check state, filled while the segments are read.
-	ps            *producer.State
-	replayFrom    int64 // first offset of the log's first entry, -1 before any
-	full          bool  // the log reaches back to offset 0, uncompacted
-	prevLast      int64 // last offset of the previous valid entry, -1 before any
-	prevFile      string
-	prevPos       int64
-	epochRuns     []epochRun
-	snapEntries   map[int64][]producer.Entry
-	nextSnap      int
-	aborted       []expectedAbort // ABORT markers of the current segment
-	segMaxTs      int64
-	segFirstTs    int64
-	firstTss      []int64 // each segment's first batch timestamp
-	haveEntries   bool
+	ps          *producer.State
+	replayFrom  int64 // first offset of the log's first entry, -1 before any
+	full        bool  // the log reaches back to offset 0, uncompacted
+	prevLast    int64 // last offset of the previous valid entry, -1 before any
+	prevFile    string
+	prevPos     int64
+	epochRuns   []epochRun
+	snapEntries map[int64][]producer.Entry
+	nextSnap    int
+	aborted     []expectedAbort // ABORT markers of the current segment
+	segMaxTs    int64
+	segFirstTs  int64
+	firstTss    []int64 // each segment's first batch timestamp
+	haveEntries bool
+	damaged     int // index in problems of the damage just read, -1 if none
 }
 
 // epochRun is a run of consecutive batches with the same leader epoch.
 type epochRun struct {
-	epoch              int32
-	firstBase, lastBas int64
-	file               string
-	pos                int64
+	epoch               int32
+	firstBase, lastBase int64
+	file                string
+	pos                 int64
 }
 
 // expectedAbort is an aborted transaction the log's replay completed, which
@@ -387,7 +388,7 @@ func (v *verifier) partition(p *partition) error {
 	_, inCleaner := ld.cleaner[p.tp]
 	p.rep.Compacted = v.opt.Compacted || inCleaner || p.tp.Topic == "__consumer_offsets" || p.tp.Topic == "__transaction_state"
 	p.ps = producer.NewState()
-	p.replayFrom, p.prevLast = -1, -1
+	p.replayFrom, p.prevLast, p.damaged = -1, -1, -1
 
 	epochs, epochLines, epochFile := v.readEpochs(p)
 	v.partitionMetadata(p)
@@ -566,18 +567,30 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 		p.add(file, e.Position, KindLogOffsetRange, Error,
 			"entry holds offsets %d..%d, outside the segment's range [%d, %d]: its indexes cannot address it (Kafka's recovery fails on it)", sum.BaseOffset, sum.LastOffset, s.base, s.base+math.MaxInt32)
 	}
+	damaged := p.damaged
+	p.damaged = -1
+	if damaged >= 0 {
+		// The entry after a damaged region: say which offsets it held.
+		pb := &p.problems[damaged]
+		switch {
+		case p.prevLast >= 0 && sum.BaseOffset > p.prevLast+1:
+			pb.Detail += fmt.Sprintf(". The damaged bytes held %s", offsetsText(p.prevLast+1, sum.BaseOffset-1))
+		case p.prevLast < 0 && sum.BaseOffset > s.base:
+			pb.Detail += fmt.Sprintf(". The damaged bytes held %s, or some of them", offsetsText(s.base, sum.BaseOffset-1))
+		}
+	}
 	if p.prevLast >= 0 {
 		switch {
 		case sum.BaseOffset <= p.prevLast:
 			p.add(file, e.Position, KindLogOffsetOrder, Error,
 				"entry at offsets %d..%d does not follow offset %d (%s:%d): Kafka's recovery truncates here", sum.BaseOffset, sum.LastOffset, p.prevLast, p.prevFile, p.prevPos)
-		case sum.BaseOffset > p.prevLast+1:
+		case sum.BaseOffset > p.prevLast+1 && damaged < 0:
 			level, why := Warning, "on a topic that is not compacted this means lost batches"
 			if p.rep.Compacted {
 				level, why = Info, "normal in a compacted partition"
 			}
 			p.add(file, e.Position, KindLogOffsetGap, level,
-				"offsets %d..%d are missing before this entry (previous entry ends at %d, %s:%d): %s", p.prevLast+1, sum.BaseOffset-1, p.prevLast, p.prevFile, p.prevPos, why)
+				"%s missing before this entry (the previous entry ends at %d, %s:%d): %s", offsetsText(p.prevLast+1, sum.BaseOffset-1), p.prevLast, p.prevFile, p.prevPos, why)
 		}
 	}
 	if p.replayFrom < 0 {
@@ -607,9 +620,9 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 		b := &e.Batch
 		if ep := b.PartitionLeaderEpoch; ep >= 0 {
 			if n := len(p.epochRuns); n > 0 && p.epochRuns[n-1].epoch == ep {
-				p.epochRuns[n-1].lastBas = b.BaseOffset
+				p.epochRuns[n-1].lastBase = b.BaseOffset
 			} else {
-				p.epochRuns = append(p.epochRuns, epochRun{epoch: ep, firstBase: b.BaseOffset, lastBas: b.BaseOffset, file: file, pos: e.Position})
+				p.epochRuns = append(p.epochRuns, epochRun{epoch: ep, firstBase: b.BaseOffset, lastBase: b.BaseOffset, file: file, pos: e.Position})
 			}
 		}
 		if recErr == nil {
@@ -650,7 +663,7 @@ func (v *verifier) damage(p *partition, file string, d damage, last, clean bool)
 		var what string
 		switch {
 		case d.Err != nil:
-			what = d.Err.Error()
+			what = describe(d.Err)
 		case d.Zeros:
 			what = "zero bytes where an entry should start"
 		default:
@@ -659,6 +672,7 @@ func (v *verifier) damage(p *partition, file string, d damage, last, clean bool)
 		p.add(file, d.Start, kind, Error,
 			"%s; bytes %d..%d (%d bytes) hold no valid entry and a valid entry follows at %d: this is corruption, not a torn write. Kafka's recovery truncates the segment here and deletes every later segment; segviz salvage keeps what follows",
 			what, d.Start, d.End, n, d.End)
+		p.damaged = len(p.problems) - 1
 		return
 	}
 	if d.Err != nil {
@@ -667,7 +681,7 @@ func (v *verifier) damage(p *partition, file string, d damage, last, clean bool)
 			kind = KindLogCRC
 		}
 		p.add(file, d.Start, kind, Error,
-			"%v; nothing valid follows in the last %d bytes (a torn write of the last entry, or damage): Kafka's recovery truncates the segment here", d.Err, n)
+			"%s; nothing valid follows in the last %d bytes (a torn write of the last entry, or damage): Kafka's recovery truncates the segment here", describe(d.Err), n)
 		return
 	}
 	level, why := Warning, "the active segment of a log directory without a clean-shutdown marker: Kafka's recovery cuts it"
@@ -709,7 +723,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			return err
 		}
 		if err := x.SanityCheck(); err != nil {
-			p.add(idxPath, corruptionOffset(err, -1), index.KindSanity, Error, "%v", err)
+			p.add(idxPath, corruptionOffset(err, -1), index.KindSanity, Error, "%s", describe(err))
 		}
 		if pp := index.PaddingProblem(idxPath, index.EntrySize, x.Padding(), last); pp != nil {
 			p.problems = append(p.problems, Problem(*pp))
@@ -731,7 +745,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			return err
 		}
 		if err := x.SanityCheck(); err != nil {
-			p.add(tiPath, corruptionOffset(err, -1), index.KindSanity, Error, "%v", err)
+			p.add(tiPath, corruptionOffset(err, -1), index.KindSanity, Error, "%s", describe(err))
 		}
 		pad := x.Padding()
 		if pp := index.PaddingProblem(tiPath, timeindex.EntrySize, pad, last); pp != nil {
@@ -762,7 +776,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			if !errors.As(err, &ce) {
 				return err
 			}
-			p.add(txPath, ce.Offset, index.KindSanity, Error, "%v", err)
+			p.add(txPath, ce.Offset, index.KindSanity, Error, "%s", describe(err))
 		} else {
 			for _, pb := range index.VerifyTxnIndex(x, entries) {
 				p.problems = append(p.problems, Problem(pb))
@@ -803,6 +817,24 @@ func partialNote(full bool) string {
 		return ""
 	}
 	return " (the log does not reach back to offset 0, so the replay may lack earlier history)"
+}
+
+// describe formats err for a Problem's detail, whose File and Position
+// already say where: a CorruptionError without its path.
+func describe(err error) string {
+	var ce *format.CorruptionError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("byte %d: %v", ce.Offset, ce.Err)
+	}
+	return err.Error()
+}
+
+// offsetsText names the offsets first..last.
+func offsetsText(first, last int64) string {
+	if first == last {
+		return fmt.Sprintf("offset %d", first)
+	}
+	return fmt.Sprintf("offsets %d..%d", first, last)
 }
 
 // corruptionOffset returns the Offset of err's CorruptionError, or def.
@@ -871,9 +903,9 @@ type offsetAt struct {
 }
 
 type logDirState struct {
-	dir                                string
-	clean                              bool
-	recovery, logStart, hw, cleaner    map[checkpoint.TopicPartition]offsetAt
+	dir                             string
+	clean                           bool
+	recovery, logStart, hw, cleaner map[checkpoint.TopicPartition]offsetAt
 }
 
 func (ld *logDirState) path(name string) string { return path.Join(ld.dir, name) }
@@ -900,7 +932,7 @@ func (v *verifier) logDir(dir string, p *partition) (*logDirState, error) {
 		}
 		entries, err := checkpoint.ParseOffsets(b)
 		if err != nil {
-			p.add(path.Join(dir, name), corruptionOffset(err, 0), KindCheckpointCorrupt, Error, "%v (Kafka falls back to recovering every partition from scratch)", err)
+			p.add(path.Join(dir, name), corruptionOffset(err, 0), KindCheckpointCorrupt, Error, "%s (Kafka falls back to recovering every partition from scratch)", describe(err))
 			return nil, nil
 		}
 		lines := lineStarts(b)
@@ -952,5 +984,5 @@ func (v *verifier) partitionMetadata(p *partition) {
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	p.add(path.Join(p.dir, checkpoint.PartitionMetadataFile), corruptionOffset(err, -1), KindPartitionMetadata, Error, "%v (Kafka fails to load the partition)", err)
+	p.add(path.Join(p.dir, checkpoint.PartitionMetadataFile), corruptionOffset(err, -1), KindPartitionMetadata, Error, "%s (Kafka fails to load the partition)", describe(err))
 }

@@ -46,15 +46,19 @@ func (l *Log) Append(records []byte, leaderEpoch int32) (AppendResult, error) {
 	if logAppendTime {
 		res.LogAppendTime = now
 	}
-	// Validate and assign offsets in place (LogValidator): v2 only.
+	// Validate and assign offsets in place (LogValidator): v2 only. The
+	// append's summary is gathered on the way, so that nothing scans the
+	// batches again.
 	next := l.nextOffset
-	var it record.Iterator
+	it := &l.it
+	info := segment.AppendInfo{FirstOffset: next, MaxTimestamp: record.NoTimestamp, OffsetOfMaxTimestamp: -1}
 	for rest := records; len(rest) > 0; {
 		b, r, err := record.ReadBatch(rest)
 		if err != nil {
 			return AppendResult{}, fmt.Errorf("%w: batch %d: %v", ErrInvalidRecords, res.Batches, err)
 		}
-		if err := it.Validate(&b); err != nil {
+		checkTs := !logAppendTime && b.Attributes.TimestampType() == record.CreateTime && !b.Attributes.IsControl()
+		if err := l.validateRecords(&b, it, now, checkTs); err != nil {
 			return AppendResult{}, fmt.Errorf("%w: batch %d: %v", ErrInvalidRecords, res.Batches, err)
 		}
 		if b.Size() > int(l.cfg.MaxMessageBytes) {
@@ -62,11 +66,6 @@ func (l *Log) Append(records []byte, leaderEpoch int32) (AppendResult, error) {
 		}
 		if int64(b.RecordCount) != int64(b.LastOffsetDelta)+1 && b.RecordCount > 0 {
 			return AppendResult{}, fmt.Errorf("%w: batch %d: inconsistent batch offset range: %d records, lastOffsetDelta %d", ErrInvalidRecords, res.Batches, b.RecordCount, b.LastOffsetDelta)
-		}
-		if !logAppendTime && b.Attributes.TimestampType() == record.CreateTime && !b.Attributes.IsControl() {
-			if err := l.checkTimestamps(&b, &it, now); err != nil {
-				return AppendResult{}, fmt.Errorf("%w: batch %d: %v", ErrInvalidRecords, res.Batches, err)
-			}
 		}
 		if next > math.MaxInt64-int64(b.LastOffsetDelta)-1 {
 			return AppendResult{}, fmt.Errorf("%w: offsets overflow", ErrInvalidRecords)
@@ -82,7 +81,15 @@ func (l *Log) Append(records []byte, leaderEpoch int32) (AppendResult, error) {
 			format.PutInt64(raw[record.MaxTimestampOffset:], now)
 			format.PutUint32(raw[record.CRCOffset:], format.CRC32C(raw[record.AttributesOffset:]))
 		}
-		next += int64(b.LastOffsetDelta) + 1
+		maxTs := format.Int64(raw[record.MaxTimestampOffset:])
+		last := next + int64(b.LastOffsetDelta)
+		if res.Batches == 0 {
+			info.FirstTimestamp = maxTs
+		}
+		if maxTs > info.MaxTimestamp {
+			info.MaxTimestamp, info.OffsetOfMaxTimestamp = maxTs, last
+		}
+		next = last + 1
 		res.Batches++
 		rest = r
 	}
@@ -91,22 +98,23 @@ func (l *Log) Append(records []byte, leaderEpoch int32) (AppendResult, error) {
 	}
 	res.LastOffset = next - 1
 	res.Bytes = len(records)
-	rolled, err := l.appendLocked(records, now)
+	info.LastOffset, info.Batches, info.Bytes = next-1, res.Batches, len(records)
+	rolled, err := l.appendLocked(records, info, now)
 	res.Rolled = rolled
 	return res, err
 }
 
-// checkTimestamps enforces message.timestamp.before.max.ms and
-// message.timestamp.after.max.ms (KIP-937) on each record's timestamp.
-func (l *Log) checkTimestamps(b *record.Batch, it *record.Iterator, now int64) error {
+// validateRecords decodes every record of b (checking what the record
+// package checks: sizes, varints, offsets, count) and, with checkTs,
+// enforces message.timestamp.before.max.ms and message.timestamp.after.max.ms
+// (KIP-937) on each record's timestamp — one pass over the records.
+func (l *Log) validateRecords(b *record.Batch, it *record.Iterator, now int64, checkTs bool) error {
 	before, after := l.cfg.MessageTimestampBeforeMaxMs, l.cfg.MessageTimestampAfterMaxMs
-	if before == math.MaxInt64 && after == math.MaxInt64 {
-		return nil
-	}
-	var r record.Record
+	checkTs = checkTs && (before != math.MaxInt64 || after != math.MaxInt64)
+	r := &l.rec
 	it.Reset(b)
-	for it.Next(&r) {
-		if r.Timestamp < 0 {
+	for it.Next(r) {
+		if !checkTs || r.Timestamp < 0 {
 			continue
 		}
 		if now-r.Timestamp > before {
@@ -133,6 +141,7 @@ func (l *Log) AppendAsFollower(records []byte) (AppendResult, error) {
 	}
 	res := AppendResult{FirstOffset: -1, LogAppendTime: record.NoTimestamp}
 	prev := l.nextOffset - 1
+	info := segment.AppendInfo{MaxTimestamp: record.NoTimestamp, OffsetOfMaxTimestamp: -1}
 	s := record.NewScanner(records, "", 0)
 	for s.Next() {
 		e := s.Entry()
@@ -141,6 +150,10 @@ func (l *Log) AppendAsFollower(records []byte) (AppendResult, error) {
 		}
 		if res.FirstOffset < 0 {
 			res.FirstOffset = e.BaseOffset()
+			info.FirstTimestamp = e.MaxTimestamp()
+		}
+		if ts := e.MaxTimestamp(); ts > info.MaxTimestamp {
+			info.MaxTimestamp, info.OffsetOfMaxTimestamp = ts, e.LastOffset()
 		}
 		prev = e.LastOffset()
 		res.Batches++
@@ -156,7 +169,8 @@ func (l *Log) AppendAsFollower(records []byte) (AppendResult, error) {
 	}
 	res.LastOffset = prev
 	res.Bytes = len(records)
-	rolled, err := l.appendLocked(records, l.nowMs())
+	info.FirstOffset, info.LastOffset, info.Batches, info.Bytes = res.FirstOffset, prev, res.Batches, len(records)
+	rolled, err := l.appendLocked(records, info, l.nowMs())
 	res.Rolled = rolled
 	return res, err
 }
@@ -165,11 +179,7 @@ func (l *Log) AppendAsFollower(records []byte) (AppendResult, error) {
 // needed, append to the active segment, update the leader epochs,
 // producer state and transaction index, the log end offset, and flush by
 // policy. Caller holds l.mu.
-func (l *Log) appendLocked(records []byte, now int64) (bool, error) {
-	info, err := segment.Describe(records)
-	if err != nil {
-		return false, fmt.Errorf("%w: %v", ErrInvalidRecords, err)
-	}
+func (l *Log) appendLocked(records []byte, info segment.AppendInfo, now int64) (bool, error) {
 	rolled, err := l.maybeRoll(info, now)
 	if err != nil {
 		return false, err
@@ -178,23 +188,27 @@ func (l *Log) appendLocked(records []byte, now int64) (bool, error) {
 	if err := active.Append(records, info); err != nil {
 		return rolled, l.fail(err)
 	}
-	// Producer state, epochs and aborted transactions follow the data.
-	s := record.NewScanner(records, "", 0)
+	// Producer state, epochs and aborted transactions follow the data. The
+	// entries were validated by the caller: a header walk is enough.
 	var count int64
-	for s.Next() {
-		e := s.Entry()
-		if e.Magic == record.MagicV2 {
-			count += int64(e.Batch.RecordCount)
-			aborted, err := l.observeBatch(l.producers, e)
-			if err != nil {
-				return rolled, l.fail(err)
-			}
-			if err := l.appendAborted(active, aborted); err != nil {
-				return rolled, l.fail(err)
-			}
-		} else {
+	for rest := records; len(rest) >= record.HeaderSizeUpToMagic; {
+		size := record.LogOverhead + int(format.Int32(rest[record.LengthOffset:]))
+		if int8(rest[record.MagicOffset]) != record.MagicV2 {
 			count++
+			rest = rest[size:]
+			continue
 		}
+		h, _ := record.PeekBatchHeader(rest)
+		b := record.Batch{BatchHeader: h, Raw: rest[:size:size]}
+		count += int64(h.RecordCount)
+		aborted, err := l.observeBatch(l.producers, &b)
+		if err != nil {
+			return rolled, l.fail(err)
+		}
+		if err := l.appendAborted(active, aborted); err != nil {
+			return rolled, l.fail(err)
+		}
+		rest = rest[size:]
 	}
 	l.nextOffset = info.LastOffset + 1
 	if l.epochsDirty {

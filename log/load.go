@@ -430,7 +430,10 @@ func (l *Log) recoverSegmentResult(s *segment.Segment, why string) (segment.Reco
 		return segment.RecoverResult{}, err
 	}
 	res, err := s.Recover(segment.RecoverHooks{OnBatch: func(e *record.Entry) ([]index.AbortedTxn, error) {
-		return l.observeBatch(ps, e)
+		if e.Magic != record.MagicV2 {
+			return nil, nil
+		}
+		return l.observeBatch(ps, &e.Batch)
 	}})
 	if err != nil {
 		return res, err
@@ -441,11 +444,7 @@ func (l *Log) recoverSegmentResult(s *segment.Segment, why string) (segment.Reco
 
 // observeBatch feeds a v2 batch to the leader epoch cache and producer
 // state, and returns the aborted transaction it completes, if any.
-func (l *Log) observeBatch(ps *producer.State, e *record.Entry) ([]index.AbortedTxn, error) {
-	if e.Magic != record.MagicV2 {
-		return nil, nil
-	}
-	b := &e.Batch
+func (l *Log) observeBatch(ps *producer.State, b *record.Batch) ([]index.AbortedTxn, error) {
 	if b.PartitionLeaderEpoch >= 0 {
 		if latest, ok := l.epochs.LatestEpoch(); !ok || b.PartitionLeaderEpoch > latest {
 			if changed, err := l.epochs.Assign(b.PartitionLeaderEpoch, b.BaseOffset); err != nil {
@@ -455,7 +454,7 @@ func (l *Log) observeBatch(ps *producer.State, e *record.Entry) ([]index.Aborted
 			}
 		}
 	}
-	aborted, err := updateProducers(ps, b)
+	aborted, err := updateProducers(ps, b, &l.it)
 	if err != nil {
 		l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state at offset %d: %v", b.BaseOffset, err))
 	}
@@ -468,9 +467,14 @@ func (l *Log) observeBatch(ps *producer.State, e *record.Entry) ([]index.Aborted
 // marker, a marker for a transaction never started) is reported, not
 // fatal: the data is in the log either way, and Kafka applies replicated
 // batches without the producer checks of the leader path.
-func updateProducers(ps *producer.State, b *record.Batch) ([]index.AbortedTxn, error) {
-	var it record.Iterator
-	info, err := producer.FromBatch(b, &it)
+func updateProducers(ps *producer.State, b *record.Batch, it *record.Iterator) ([]index.AbortedTxn, error) {
+	if b.ProducerID < 0 && !b.Attributes.IsControl() {
+		// No producer: only the map end offset moves (Kafka's
+		// updateProducerState without hasProducerId).
+		ps.UpdateMapEndOffset(b.LastOffset() + 1)
+		return nil, nil
+	}
+	info, err := producer.FromBatch(b, it)
 	if err != nil {
 		return nil, err
 	}
@@ -505,7 +509,7 @@ func (l *Log) replaySegment(ps *producer.State, s *segment.Segment, upTo int64) 
 			break
 		}
 		if e.Magic == record.MagicV2 {
-			updateProducers(ps, &e.Batch) // problems are reported by recovery
+			updateProducers(ps, &e.Batch, &l.it) // problems are reported by recovery
 		}
 	}
 	if err := rs.Err(); err != nil {
@@ -564,7 +568,7 @@ func (l *Log) rebuildProducerState() error {
 			if e.LastOffset() < from || e.Magic != record.MagicV2 {
 				continue
 			}
-			if _, err := updateProducers(ps, &e.Batch); err != nil {
+			if _, err := updateProducers(ps, &e.Batch, &l.it); err != nil {
 				l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state at offset %d: %v", e.BaseOffset(), err))
 			}
 		}

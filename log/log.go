@@ -11,6 +11,7 @@ import (
 	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/log/config"
 	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
@@ -95,6 +96,8 @@ type Log struct {
 	failed         error
 	closed         bool
 	load           LoadReport
+	it             record.Iterator // reused by validation and producer state
+	rec            record.Record
 }
 
 // pendingDelete is a segment renamed to .deleted, to be removed when its

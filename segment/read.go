@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/record"
@@ -23,6 +24,7 @@ type EntryHeader struct {
 
 // headerScanner reads entry headers from a file in chunks.
 type headerScanner struct {
+	pooled *[]byte // buf's pool entry, returned by release
 	r      io.ReaderAt
 	end    int64 // no entry may extend past this position
 	buf    []byte
@@ -31,6 +33,13 @@ type headerScanner struct {
 }
 
 const scanChunk = 64 << 10
+
+func (h *headerScanner) release() {
+	if h.pooled != nil {
+		scanBufs.Put(h.pooled)
+		h.pooled, h.buf = nil, nil
+	}
+}
 
 // header decodes the header of the entry at pos. ok is false at the end of
 // the data: fewer than 17 bytes left, or an entry that runs past end (a
@@ -47,7 +56,8 @@ func (h *headerScanner) header(pos int64) (EntryHeader, bool, error) {
 	}
 	if pos < h.bufPos || pos+need > h.bufPos+int64(h.bufLen) {
 		if h.buf == nil {
-			h.buf = make([]byte, scanChunk)
+			h.pooled = scanBufs.Get().(*[]byte)
+			h.buf = *h.pooled
 		}
 		n := int64(len(h.buf))
 		if rem := h.end - pos; rem < n {
@@ -111,8 +121,14 @@ func (s *Segment) ScanHeaders(from int64, fn func(EntryHeader) bool) error {
 
 var errClosed = errors.New("segment: closed")
 
+// scanBufs holds the header scanners' chunk buffers: a read path scans
+// from an index entry on every call, and would otherwise allocate 64 KiB
+// each time.
+var scanBufs = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
+
 func (s *Segment) scanHeaders(from, end int64, fn func(EntryHeader) bool) error {
 	h := headerScanner{r: s.log, end: end}
+	defer h.release()
 	for pos := from; ; {
 		e, ok, err := h.header(pos)
 		if err != nil {

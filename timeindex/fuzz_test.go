@@ -221,6 +221,11 @@ func checkTimeModel(t *testing.T, step int, fsys vfs.FS, x *timeindex.TimeIndex,
 	if !slices.Equal(got[:len(m.es)], m.es) {
 		t.Fatalf("step %d: entries %v, model %v", step, got, m.es)
 	}
+	// Entries are written behind (at a flush, trim, resize, truncation or
+	// close): the file is compared as a flush leaves it.
+	if err := x.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	file, err := vfs.ReadFile(fsys, "f.timeindex")
 	if err != nil {
 		t.Fatal(err)

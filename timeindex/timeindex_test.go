@@ -148,6 +148,7 @@ func TestMaybeAppend(t *testing.T) {
 	}
 	var want []timeindex.Entry
 	for _, s := range steps {
+		mustFlush(t, x) // entries are written behind
 		before := readAll(t, fsys, "x.timeindex")
 		err := x.MaybeAppend(s.ts, s.off, s.skip)
 		if !errors.Is(err, s.err) || (s.err == nil) != (err == nil) {
@@ -155,6 +156,7 @@ func TestMaybeAppend(t *testing.T) {
 		}
 		if s.appended {
 			want = append(want, timeindex.Entry{Timestamp: s.ts, Offset: s.off})
+			mustFlush(t, x) // entries are written behind
 		} else if !bytes.Equal(before, readAll(t, fsys, "x.timeindex")) {
 			t.Fatalf("%s: the file changed", s.name)
 		}
@@ -162,6 +164,7 @@ func TestMaybeAppend(t *testing.T) {
 			t.Fatalf("%s: entries %v, want %v", s.name, got, want)
 		}
 	}
+	mustFlush(t, x) // entries are written behind
 	if got := readAll(t, fsys, "x.timeindex"); !bytes.Equal(got, encode(t, base, want...)) {
 		t.Fatalf("file %x", got)
 	}
@@ -254,6 +257,7 @@ func TestTruncateTo(t *testing.T) {
 				t.Fatalf("entries %v", got)
 			}
 			want := append(encode(t, 10, es[:tt.keep]...), make([]byte, 120-12*tt.keep)...)
+			mustFlush(t, x) // entries are written behind
 			if got := readAll(t, fsys, "x.timeindex"); !bytes.Equal(got, want) {
 				t.Fatalf("file %x", got)
 			}
@@ -279,12 +283,14 @@ func TestResizeTrimReset(t *testing.T) {
 	if _, err := x.Resize(35); !errors.Is(err, timeindex.ErrInvalidSize) {
 		t.Fatalf("Resize below entries: %v", err)
 	}
+	mustFlush(t, x) // entries are written behind
 	if err := x.TrimToValidSize(); err != nil || len(readAll(t, fsys, "x.timeindex")) != 36 {
 		t.Fatalf("TrimToValidSize: %v", err)
 	}
 	if err := x.Reset(); err != nil {
 		t.Fatal(err)
 	}
+	mustFlush(t, x) // entries are written behind
 	if x.Entries() != 0 || x.Length() != 120 || !bytes.Equal(readAll(t, fsys, "x.timeindex"), make([]byte, 120)) {
 		t.Fatalf("after Reset: %d entries, length %d", x.Entries(), x.Length())
 	}
@@ -463,5 +469,14 @@ func TestLookupMatchesKafkaSearch(t *testing.T) {
 				t.Fatalf("round %d: Lookup(%d) = %+v, want %+v", round, ts, got, want)
 			}
 		}
+	}
+}
+
+// mustFlush writes an index's pending entries (appends are written
+// behind) so that its file can be compared.
+func mustFlush(tb testing.TB, x interface{ Flush() error }) {
+	tb.Helper()
+	if err := x.Flush(); err != nil {
+		tb.Fatal(err)
 	}
 }

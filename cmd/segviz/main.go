@@ -4,6 +4,10 @@
 // Usage:
 //
 //	segviz dump [--deep] [--print-data] [--json] FILE...
+//	segviz verify [--json] DIR
+//	segviz recover (--out DIR2 | --in-place) DIR
+//	segviz append [--compression C] [--batch-records N] [--segment.bytes N] DIR < records.jsonl
+//	segviz salvage --out DIR2 DIR
 //
 // Run `segviz help` or `segviz COMMAND --help` for details.
 package main
@@ -36,6 +40,10 @@ var commands []command
 func init() {
 	commands = []command{
 		{"dump", "print the batches, records, and index entries of segment files", runDump},
+		{"verify", "check a partition (or log) directory: CRCs, indexes, snapshots, checkpoints", runVerify},
+		{"recover", "run Kafka's recovery on a copy (or in place) and say what it cut and why", runRecover},
+		{"salvage", "copy every valid batch to a new partition, past corruption", runSalvage},
+		{"append", "append JSON-lines records to a partition directory, creating it", runAppend},
 		{"retention", "show what retention deletes and until when each record can be read", runRetention},
 	}
 }
@@ -72,8 +80,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `segviz inspects Kafka partition directories: the .log, .index and
-.timeindex files a broker writes.
+	fmt.Fprint(w, `segviz inspects, checks, repairs and builds Kafka partition directories:
+the .log, .index, .timeindex and checkpoint files a broker writes.
 
 Usage:
   segviz COMMAND [flags] [arguments]
@@ -87,7 +95,14 @@ Commands:
 Run "segviz COMMAND --help" for a command's flags and examples.
 
 Exit status: 0 when all is well, 1 when the input has problems (corruption,
-a torn tail), 2 for a bad command line, 3 when the command could not run.
+a torn tail, bad input lines; for recover and salvage: something was cut or
+lost), 2 for a bad command line, 3 when the command could not run.
+
+Examples:
+  segviz verify /var/kafka-logs/orders-0
+  segviz recover --out /tmp/orders-0 /var/kafka-logs/orders-0
+  segviz salvage --out /tmp/orders-0 /var/kafka-logs/orders-0
+  segviz append /tmp/logs/fixture-0 < records.jsonl
 `)
 }
 

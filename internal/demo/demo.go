@@ -70,8 +70,9 @@ type Demo struct {
 	Now time.Time
 	// Config is orders-0's topic config (Kafka's defaults but segment.bytes).
 	Config config.Config
-	// Notes says what each segment of orders-0 shows, by base offset.
-	Notes map[int64]string
+	// Notes says what each partition (key -1) and segment (its base
+	// offset) shows, by partition directory.
+	Notes map[string]map[int64]string
 }
 
 // Props returns the topic properties of orders-0 that differ from Kafka's
@@ -119,7 +120,10 @@ func Build() (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Demo{FS: fsys, Now: Now, Config: cfg, Notes: map[int64]string{}}
+	d := &Demo{FS: fsys, Now: Now, Config: cfg, Notes: map[string]map[int64]string{
+		Partition: {-1: "segviz's demo: eight segments over ten days, every codec, transactions, compaction's empty batch, a replayed backlog, and a segment retention just deleted. It was written by segkit's own log engine with a fake clock; now is " + Now.Format(time.RFC3339) + "."},
+		Damaged:   {-1: "a partition damaged on purpose: a flipped byte (bad CRC), index entries that point inside a batch or go back in time, a torn tail, and an untrimmed index Kafka would misread (KAFKA-10207). See the Verification tab."},
+	}}
 	if err := d.buildOrders(clk); err != nil {
 		return nil, fmt.Errorf("demo: orders-0: %w", err)
 	}
@@ -269,7 +273,7 @@ func (w *writer) endTxn(pid int64, t record.ControlType, ts time.Time) error {
 // roll starts a new segment and notes what the one closed showed.
 func (w *writer) roll(d *Demo, note string) error {
 	base := w.l.ActiveSegment().BaseOffset()
-	d.Notes[base] = note
+	d.Notes[Partition][base] = note
 	return w.l.Roll()
 }
 
@@ -374,7 +378,7 @@ func (d *Demo) buildOrders(clk *clock) error {
 	if err := w.spread(T.Add(-6*time.Hour), T.Add(-1*time.Minute), 60, 15, all); err != nil {
 		return err
 	}
-	d.Notes[l.ActiveSegment().BaseOffset()] = "the active segment: the last six hours"
+	d.Notes[Partition][l.ActiveSegment().BaseOffset()] = "the active segment: the last six hours"
 
 	// Retention ran 20 s ago with retention.ms at 9.5 days: segment 1 went.
 	clk.set(T.Add(-20 * time.Second))

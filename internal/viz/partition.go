@@ -105,6 +105,7 @@ func (s *Session) Partition(q Params) (*PartitionJSON, error) {
 	}
 	out.Topic, out.Partition = topicPartition(out.Name)
 	notes := s.opt.Notes[p.dir]
+	out.Note = notes[-1]
 
 	infos, err := vfs.ReadDir(s.fsys, p.dir)
 	if err != nil {

@@ -343,7 +343,7 @@ type partition struct {
 	cfg config.Config
 
 	mu        sync.Mutex
-	summaries []*summaryEntry // most recently used last
+	summaries []*logSummary // most recently used last
 }
 
 // open returns the open partition dir, opening it (read-only) if needed;

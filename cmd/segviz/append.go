@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/inspect"
+	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/vfs"
+)
+
+const appendHelp = `Usage: segviz append [--compression none|gzip|snappy|lz4|zstd] [--batch-records N] [--segment.bytes N] DIR < records.jsonl
+
+Appends records to the partition directory DIR (created if needed), as a
+partition leader does: offsets follow the log end offset, batches are
+written in Kafka's format, indexes and checkpoints are kept. This is how to
+build fixtures for Kafka consumers and tools, or to seed a broker's log
+directory offline (stop the broker first; name DIR topic-partition inside
+the log directory).
+
+Each input line is one record, a JSON object:
+
+  {"key": BASE64|null, "value": BASE64|null,
+   "headers": [{"key": "text", "value": BASE64|null}],
+   "timestamp": EPOCH_MS}
+
+key, value and header values are standard base64 (or null, or left out);
+a header key is text (Kafka's header keys are strings); timestamp is
+optional and defaults to now. Blank lines are skipped; unknown fields are
+errors.
+
+Every line is read and checked before anything is written: a bad line
+(not JSON, bad base64, a negative timestamp, a timestamp more than an hour
+ahead — Kafka 4.x's message.timestamp.after.max.ms — or a batch larger than
+max.message.bytes) is reported with its line number, and nothing is
+written. Records stamped further in the past than retention.ms (7 days by
+default) are accepted, with a warning: a broker deletes them at its next
+retention check.
+
+Output: one JSON line per batch appended, with the offsets it was given:
+
+  {"firstOffset":0,"lastOffset":99}
+
+  --compression     codec of the batches (default none)
+  --batch-records   records per batch (default 100)
+  --segment.bytes   roll a new segment before one would exceed this size.
+                    Any value down to the format's floor of 14 bytes is
+                    accepted, so that fixtures can have many small segments
+                    (below a batch's size, every batch gets its own
+                    segment). Below 1048576 (1 MiB, Kafka 4.0's minimum,
+                    KIP-1030) a warning says that a 4.x broker would refuse
+                    such a topic config.
+
+Exit status: 0 when every record was appended, 1 when input lines are bad
+(nothing written), 2 for a bad command line, 3 when the log could not be
+written (the batches printed before the error were appended; the others
+were not).
+
+Examples:
+  echo '{"key":"azE=","value":"aGVsbG8="}' | segviz append /tmp/logs/greetings-0
+  segviz append --compression zstd --batch-records 500 orders-0 < orders.jsonl
+  segviz append --segment.bytes 1024 --batch-records 1 fixture-0 < small.jsonl   # many segments
+  jq -c '{value: (.|tostring|@base64)}' events.json | segviz append events-0
+`
+
+// now is the time records without a timestamp get; tests replace it.
+var now = time.Now
+
+func runAppend(args []string, stdout, stderr io.Writer) int {
+	return appendFrom(os.Stdin, args, stdout, stderr)
+}
+
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
+
+func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("append", appendHelp, stderr)
+	codecName := fs.String("compression", "none", "codec of the batches: none, gzip, snappy, lz4 or zstd")
+	batchRecords := fs.Int("batch-records", 100, "records per batch")
+	segmentBytes := fs.String(config.SegmentBytes, "", "segment.bytes: roll before a segment would exceed this size (default 1073741824; at least 14)")
+	if code := parseFlags(fs, args, stdout); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "segviz append: want one partition directory")
+		fs.Usage()
+		return exitUsage
+	}
+	codec, err := compress.ParseCodec(*codecName)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz append: --compression %q: want none, gzip, snappy, lz4 or zstd\n", *codecName)
+		return exitUsage
+	}
+	if *batchRecords < 1 {
+		fmt.Fprintf(stderr, "segviz append: --batch-records %d: want at least 1\n", *batchRecords)
+		return exitUsage
+	}
+	props := map[string]string{}
+	var opts []config.Option
+	if *segmentBytes != "" {
+		props[config.SegmentBytes] = *segmentBytes
+		if n, err := strconv.ParseInt(*segmentBytes, 10, 64); err == nil && n < config.MinSegmentBytes {
+			opts = append(opts, config.AllowSmallSegments())
+			if n >= config.LegacyMinSegmentBytes {
+				fmt.Fprintf(stderr, "segviz append: warning: segment.bytes %d is below %d (1 MiB), Kafka 4.x's minimum (KIP-1030): a 4.x broker would refuse this topic config; the files themselves are valid for any broker\n", n, config.MinSegmentBytes)
+			}
+		}
+	}
+	cfg, err := kafkalog.ParseConfig(props, opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz append: %v\n", err)
+		return exitUsage
+	}
+	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		fmt.Fprintf(stderr, "segviz append: %s is not a directory\n", dir)
+		return exitUsage
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz append: %v\n", err)
+		return exitFailure
+	}
+
+	nowMs := now().UnixMilli()
+	recs, err := inspect.ParseRecords(stdin, nowMs)
+	if err != nil {
+		return appendInputError("reading standard input", err, stderr)
+	}
+	old := 0
+	for _, r := range recs {
+		if nowMs-r.Timestamp > 7*24*3600*1000 {
+			if old == 0 {
+				fmt.Fprintf(stderr, "segviz append: warning: line %d: timestamp %d is %s old, more than the default retention.ms (7 days): a broker deletes such records at its next retention check\n",
+					r.Line, r.Timestamp, time.Duration(nowMs-r.Timestamp)*time.Millisecond)
+			}
+			old++
+		}
+	}
+	if old > 1 {
+		fmt.Fprintf(stderr, "segviz append: warning: %d records in all are stamped more than 7 days ago\n", old)
+	}
+	enc := json.NewEncoder(stdout)
+	var encErr error
+	_, err = inspect.Append(vfs.OS(), filepath.ToSlash(abs), recs, inspect.AppendOptions{
+		Codec: codec, BatchRecords: *batchRecords, Config: &cfg, Clock: clockFunc(now),
+		OnBatch: func(r kafkalog.AppendResult) {
+			if encErr == nil {
+				encErr = enc.Encode(struct {
+					FirstOffset int64 `json:"firstOffset"`
+					LastOffset  int64 `json:"lastOffset"`
+				}{r.FirstOffset, r.LastOffset})
+			}
+		},
+	})
+	if err != nil {
+		return appendInputError("appending", err, stderr)
+	}
+	if encErr != nil {
+		fmt.Fprintf(stderr, "segviz append: writing the output: %v\n", encErr)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// appendInputError reports err: bad input lines (exit 1: nothing was
+// written) or a failure (exit 3).
+func appendInputError(what string, err error, stderr io.Writer) int {
+	var ie *inspect.InputError
+	if errors.As(err, &ie) {
+		for i, l := range ie.Lines {
+			if i == 20 {
+				fmt.Fprintf(stderr, "segviz append: ... and %d more bad lines\n", len(ie.Lines)-20)
+				break
+			}
+			fmt.Fprintf(stderr, "segviz append: line %d: %v\n", l.Line, l.Err)
+		}
+		fmt.Fprintln(stderr, "segviz append: nothing was written")
+		return exitProblem
+	}
+	fmt.Fprintf(stderr, "segviz append: %s: %v\n", what, err)
+	return exitFailure
+}

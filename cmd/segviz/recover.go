@@ -1,0 +1,261 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/vfs"
+)
+
+const recoverHelp = `Usage: segviz recover --out DIR2 [--json] DIR
+       segviz recover --in-place [--json] DIR
+
+Runs Kafka's log recovery (as a broker does after an unclean shutdown) on
+every segment of the partition directory DIR, and reports exactly what it
+truncated and deleted, and why: for each segment, the bytes cut and the
+position and cause of the first bad batch; the later segments deleted
+because a truncation left a hole; and, read past the damage, the valid
+batches the cut dropped (which "segviz salvage" would keep).
+
+Recovery validates every batch (size, magic, CRC, header fields, offsets
+increasing and within the segment), truncates the segment at the first bad
+one, rebuilds its .index, .timeindex and .txnindex, deletes every later
+segment, and rebuilds the leader-epoch-checkpoint and producer state. A
+broker skips it when the log directory has a clean-shutdown marker and
+starts at its recovery point; this command recovers every segment either
+way.
+
+  --out DIR2   copy DIR to DIR2 (a new directory; name it like DIR, as the
+               topic and partition are read from the name) and recover the
+               copy: DIR is only read. DIR's log start offset is copied to
+               DIR2's parent's log-start-offset-checkpoint, and the
+               recovered log, closed cleanly, writes its checkpoints and a
+               clean-shutdown marker there, as a broker's log directory
+               holds them.
+  --in-place   recover DIR itself. This is the consent: the command prints
+               what it will do, sets aside the log directory's clean-
+               shutdown marker (until it is put back, a broker would recover
+               every partition of that directory: safe, slower), resets the
+               partition's recovery point to 0, recovers, and puts the
+               marker back. Stop the broker first.
+
+Exit status: 0 when the log was already clean (nothing truncated or
+deleted; rebuilt indexes do not count), 1 when recovery truncated or
+deleted something, 2 for a bad command line, 3 when the command failed
+(I/O; with --in-place, DIR is then as the engine left it and a broker's
+own recovery will complete the job).
+
+Examples:
+  segviz recover --out /tmp/orders-0 /var/kafka-logs/orders-0
+  segviz recover --in-place /var/kafka-logs/orders-0
+  segviz recover --json --out /tmp/orders-0 orders-0 | jq '.segments[] | select(.truncated > 0)'
+`
+
+func runRecover(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("recover", recoverHelp, stderr)
+	out := fs.String("out", "", "recover a copy of DIR made at `DIR2`")
+	inPlace := fs.Bool("in-place", false, "recover DIR itself")
+	jsonOut := fs.Bool("json", false, "print one JSON object")
+	if code := parseFlags(fs, args, stdout); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "segviz recover: want one partition directory")
+		fs.Usage()
+		return exitUsage
+	}
+	if (*out == "") == !*inPlace {
+		fmt.Fprintln(stderr, "segviz recover: give --out DIR2 (recover a copy) or --in-place (recover DIR itself)")
+		return exitUsage
+	}
+	src, code := osDir("recover", fs.Arg(0), stderr)
+	if code >= 0 {
+		return code
+	}
+	fsys := vfs.OS()
+	target := src
+	if *out != "" {
+		abs, err := filepath.Abs(*out)
+		if err != nil {
+			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
+			return exitFailure
+		}
+		target = filepath.ToSlash(abs)
+		if target == src {
+			fmt.Fprintln(stderr, "segviz recover: --out must differ from DIR (use --in-place to recover DIR itself)")
+			return exitUsage
+		}
+		if err := copyPartition(fsys, src, target); err != nil {
+			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
+			if errors.Is(err, errNotEmpty) {
+				return exitUsage
+			}
+			return exitFailure
+		}
+		fmt.Fprintf(stderr, "segviz recover: copied %s to %s; recovering the copy\n", src, target)
+	} else {
+		fmt.Fprintf(stderr, "segviz recover: recovering %s in place: the clean-shutdown marker of %s (if any) is set aside and put back after, the recovery point of the partition is reset to 0, and every segment is validated; bad tails are truncated and later segments deleted\n",
+			src, path.Dir(src))
+	}
+	rep, err := inspect.Recover(fsys, target, inspect.RecoverOptions{})
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz recover: %v\n", err)
+		return exitFailure
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
+			return exitFailure
+		}
+	} else {
+		printRecover(stdout, rep, src)
+	}
+	if rep.Changed {
+		return exitProblem
+	}
+	return exitOK
+}
+
+func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
+	if rep.Dir == src {
+		fmt.Fprintf(w, "recovered %s in place\n", rep.Dir)
+	} else {
+		fmt.Fprintf(w, "recovered %s (a copy of %s)\n", rep.Dir, src)
+	}
+	if rep.CleanShutdown {
+		fmt.Fprintln(w, "  the log directory had a clean-shutdown marker (a broker would have skipped recovery): set aside, and put back after")
+	}
+	if rep.RecoveryPoint > 0 {
+		fmt.Fprintf(w, "  the checkpointed recovery point was %d (a broker would have recovered only from there): reset to 0\n", rep.RecoveryPoint)
+	}
+	var cut int64
+	var deleted int
+	for _, s := range rep.Segments {
+		fmt.Fprintf(w, "segment %s (%s): ", path.Base(s.File), s.Why)
+		if s.Truncated == 0 {
+			fmt.Fprintf(w, "%d bytes, %d batches, nothing cut\n", s.SizeAfter, s.Entries)
+			continue
+		}
+		cut += s.Truncated
+		fmt.Fprintf(w, "%d -> %d bytes: %d bytes cut at position %d, keeping %d batches\n", s.SizeBefore, s.SizeAfter, s.Truncated, s.SizeAfter, s.Entries)
+		fmt.Fprintf(w, "    why: %s (position %d)\n", s.Reason, s.ReasonPosition)
+		if s.LostEntries > 0 {
+			fmt.Fprintf(w, "    the cut bytes held %d valid batches past the damage (%d records, offsets %s): recovery drops them; segviz salvage keeps them\n",
+				s.LostEntries, s.LostRecords, s.LostOffsets)
+		}
+	}
+	for _, d := range rep.Deleted {
+		if d.WholeSegment {
+			deleted++
+			fmt.Fprintf(w, "deleted %s: a later segment after a truncation (%d bytes, %d valid batches, %d records", path.Base(d.File), d.Size, d.Entries, d.Records)
+			if d.Entries > 0 {
+				fmt.Fprintf(w, ", offsets %s", d.Offsets)
+			}
+			fmt.Fprintln(w, ")")
+			continue
+		}
+		fmt.Fprintf(w, "deleted %s: a leftover or orphan file\n", path.Base(d.File))
+	}
+	for _, r := range rep.Renamed {
+		fmt.Fprintf(w, "renamed %s: an interrupted compaction completed\n", r)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	fmt.Fprintf(w, "log end offset: %d before (counting batches past damage), %d after\n", rep.LogEndBefore, rep.LogEndAfter)
+	if !rep.Changed {
+		fmt.Fprintln(w, "result: the log was clean; nothing truncated or deleted")
+		return
+	}
+	fmt.Fprintf(w, "result: %d bytes truncated, %d segments deleted, %d other files removed\n", cut, deleted, len(rep.Deleted)-deleted)
+}
+
+// errNotEmpty is returned by copyPartition for an output that has files.
+var errNotEmpty = errors.New("output directory exists and is not empty")
+
+// copyPartition copies the files of partition directory src to a new
+// directory dst (which must not exist or be empty), keeping their
+// modification times, and copies src's log start offset into dst's
+// parent's log-start-offset-checkpoint.
+func copyPartition(fsys vfs.FS, src, dst string) error {
+	if infos, err := vfs.ReadDir(fsys, dst); err == nil && len(infos) > 0 {
+		return fmt.Errorf("%s: %w", dst, errNotEmpty)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := fsys.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	infos, err := vfs.ReadDir(fsys, src)
+	if err != nil {
+		return err
+	}
+	for _, fi := range infos {
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := copyFile(fsys, path.Join(src, fi.Name()), path.Join(dst, fi.Name()), fi); err != nil {
+			return err
+		}
+	}
+	if err := vfs.SyncDir(fsys, dst); err != nil {
+		return err
+	}
+	srcTP, err := checkpoint.ParseDirName(path.Base(src))
+	if err != nil {
+		return nil
+	}
+	starts, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(src), checkpoint.LogStartOffsetFile))
+	if err != nil {
+		return nil // none, or unreadable: the copy starts at its first segment
+	}
+	start, ok := starts[srcTP]
+	if !ok {
+		return nil
+	}
+	dstTP, err := checkpoint.ParseDirName(path.Base(dst))
+	if err != nil {
+		dstTP = checkpoint.TopicPartition{Topic: path.Base(dst), Partition: -1}
+	}
+	out := path.Join(path.Dir(dst), checkpoint.LogStartOffsetFile)
+	m, err := checkpoint.ReadOffsets(fsys, out)
+	if err != nil {
+		m = map[checkpoint.TopicPartition]int64{}
+	}
+	m[dstTP] = start
+	return checkpoint.WriteOffsets(fsys, out, m)
+}
+
+func copyFile(fsys vfs.FS, from, to string, fi fs.FileInfo) error {
+	in, err := fsys.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := fsys.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return fsys.Chtimes(to, fi.ModTime(), fi.ModTime())
+}

@@ -1,0 +1,148 @@
+package viz
+
+import (
+	"fmt"
+
+	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/retention"
+)
+
+// RetentionJSON is a retention what-if: what a check at Now deletes, and
+// until when each segment (so each of its records) stays readable. The
+// numbers are those of `segviz retention --json`, which the e2e tests
+// compare.
+type RetentionJSON struct {
+	Now               int64            `json:"now"`
+	Policy            map[string]int64 `json:"policy"`
+	Schedule          string           `json:"schedule"`
+	LogStartOffset    int64            `json:"logStartOffset"`
+	LogEndOffset      int64            `json:"logEndOffset"`
+	HighWatermark     int64            `json:"highWatermark"`
+	NewLogStartOffset int64            `json:"newLogStartOffset"`
+	RollFirst         bool             `json:"rollFirst"`
+	BytesFreed        int64            `json:"bytesFreed"`
+	Bytes             int64            `json:"bytes"`
+	Summary           string           `json:"summary"`
+	Deletions         []DeletionJSON   `json:"deletions"`
+	Segments          []BoundJSON      `json:"segments"`
+	Warnings          []WarningJSON    `json:"warnings"`
+}
+
+// DeletionJSON is one segment the check at Now deletes.
+type DeletionJSON struct {
+	BaseOffset       int64  `json:"baseOffset"`
+	NextOffset       int64  `json:"nextOffset"`
+	Size             int64  `json:"size"`
+	Reason           string `json:"reason"`
+	LargestTimestamp int64  `json:"largestTimestamp"`
+	MtimeFallback    bool   `json:"mtimeFallback"`
+	Explanation      string `json:"explanation"`
+}
+
+// BoundJSON is how long one segment stays readable. Times are null for
+// never.
+type BoundJSON struct {
+	BaseOffset       int64  `json:"baseOffset"`
+	NextOffset       int64  `json:"nextOffset"`
+	Size             int64  `json:"size"`
+	LargestTimestamp int64  `json:"largestTimestamp"`
+	Active           bool   `json:"active"`
+	ReadableUntil    *int64 `json:"readableUntil"`
+	IfIdle           *int64 `json:"ifIdle"`
+	OnDiskUntil      *int64 `json:"onDiskUntil"`
+	Reason           string `json:"reason"`
+	Explanation      string `json:"explanation"`
+	// DeletedNow says the check at Now deletes the segment.
+	DeletedNow bool `json:"deletedNow"`
+}
+
+// WarningJSON is a timestamp anomaly (retention.Warning).
+type WarningJSON struct {
+	BaseOffset int64  `json:"baseOffset"`
+	Kind       string `json:"kind"`
+	Detail     string `json:"detail"`
+}
+
+// Retention plans a check at p["now"] (epoch ms; default the session's now)
+// on partition p["dir"] under its config with retention.ms,
+// retention.bytes, segment.ms, file.delete.delay.ms and cleanup.policy
+// replaced by the parameters of those names, and forecasts each segment's
+// readable-until time, with checks on the schedule of a broker started at
+// p["brokerStart"] (unknown phase without it).
+func (s *Session) Retention(q Params) (*RetentionJSON, error) {
+	dir, err := q.str("dir")
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.open(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	props := p.cfg.Props()
+	for _, k := range []string{config.RetentionMs, config.RetentionBytes, config.SegmentMs, config.FileDeleteDelayMs, config.CleanupPolicy} {
+		if v, ok := q[k]; ok && v != "" {
+			props[k] = v
+		}
+	}
+	cfg, err := config.Parse(props, config.AllowSmallSegments())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	now, err := q.int64("now", s.opt.Now().UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := s.state(p)
+	if err != nil {
+		return nil, err
+	}
+	pol := retention.PolicyFrom(cfg, config.DefaultBroker())
+	sched := pol.UnknownSchedule()
+	if q["brokerStart"] != "" {
+		start, err := q.int64("brokerStart", 0)
+		if err != nil {
+			return nil, err
+		}
+		sched = pol.NewSchedule(start)
+	}
+	plan, err := pol.Plan(st, now)
+	if err != nil {
+		return nil, err
+	}
+	fc, err := retention.ReadableUntil(st, pol, sched, now)
+	if err != nil {
+		return nil, err
+	}
+	out := &RetentionJSON{
+		Now: now, Schedule: sched.String(),
+		Policy: map[string]int64{
+			config.RetentionMs: pol.RetentionMs, config.RetentionBytes: pol.RetentionBytes, config.SegmentMs: pol.SegmentMs,
+			config.FileDeleteDelayMs: pol.FileDeleteDelayMs, config.LogRetentionCheckIntervalMs: pol.RetentionCheckIntervalMs,
+		},
+		LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, HighWatermark: st.HighWatermark,
+		NewLogStartOffset: plan.NewLogStartOffset, RollFirst: plan.RollFirst, BytesFreed: plan.Bytes(), Bytes: st.Size(),
+		Summary:   plan.String(),
+		Deletions: []DeletionJSON{}, Segments: []BoundJSON{}, Warnings: []WarningJSON{},
+	}
+	deleted := map[int64]bool{}
+	for _, d := range plan.Deletions {
+		deleted[d.BaseOffset] = true
+		out.Deletions = append(out.Deletions, DeletionJSON{BaseOffset: d.BaseOffset, NextOffset: d.NextOffset, Size: d.Size, Reason: string(d.Reason),
+			LargestTimestamp: d.LargestTimestamp, MtimeFallback: d.MtimeFallback, Explanation: d.Explanation})
+	}
+	never := func(v int64) *int64 {
+		if v == retention.Never {
+			return nil
+		}
+		return &v
+	}
+	for _, b := range fc.Segments {
+		out.Segments = append(out.Segments, BoundJSON{BaseOffset: b.BaseOffset, NextOffset: b.NextOffset, Size: b.Size, LargestTimestamp: b.LargestTimestamp,
+			Active: b.Active, ReadableUntil: never(b.ReadableUntil), IfIdle: never(b.IfIdle), OnDiskUntil: never(b.OnDiskUntil),
+			Reason: string(b.Reason), Explanation: b.Explanation, DeletedNow: deleted[b.BaseOffset]})
+	}
+	for _, w := range plan.Warnings {
+		out.Warnings = append(out.Warnings, WarningJSON{BaseOffset: w.BaseOffset, Kind: string(w.Kind), Detail: w.Detail})
+	}
+	return out, nil
+}

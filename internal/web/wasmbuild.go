@@ -1,0 +1,296 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ModulePath is the module whose wasm/ package is built.
+const ModulePath = "github.com/segkit/segkit"
+
+// Environment variables that steer the WASM build.
+const (
+	// EnvSource names the module's source directory, when segviz cannot
+	// find it by itself (a binary built with -trimpath, or moved).
+	EnvSource = "SEGKIT_SRC"
+	// EnvCache names the directory builds are cached in; the default is
+	// segkit/segviz-wasm in the user cache directory.
+	EnvCache = "SEGVIZ_WASM_CACHE"
+)
+
+// Builder builds the WASM engine (GOOS=js GOARCH=wasm go build -trimpath
+// ./wasm) on first use, into a cache directory keyed by a hash of the
+// module's sources and the Go version, so that it is built once per
+// version of the code and served from the cache afterwards. It needs the
+// module's sources and the go command: `go run ./cmd/segviz` has both.
+type Builder struct {
+	mu     sync.Mutex
+	status WASMStatus
+	wasm   string
+	execJS string
+	done   chan struct{}
+	err    error
+	log    io.Writer
+}
+
+// NewBuilder returns a builder that reports its progress to log (nil:
+// nowhere). Start begins the build.
+func NewBuilder(log io.Writer) *Builder {
+	if log == nil {
+		log = io.Discard
+	}
+	return &Builder{status: WASMStatus{State: "building"}, done: make(chan struct{}), log: log}
+}
+
+// Start builds in the background, unless the cache has the build already.
+func (b *Builder) Start() {
+	go func() {
+		wasm, execJS, status, err := build(b.log)
+		b.mu.Lock()
+		b.wasm, b.execJS, b.status, b.err = wasm, execJS, status, err
+		b.mu.Unlock()
+		close(b.done)
+	}()
+}
+
+// Status implements WASMSource.
+func (b *Builder) Status() WASMStatus {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.status
+}
+
+// Wait implements WASMSource.
+func (b *Builder) Wait(r *http.Request) (string, string, error) {
+	var ctx context.Context = context.Background()
+	if r != nil {
+		ctx = r.Context()
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return "", "", ctx.Err()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.wasm, b.execJS, b.err
+}
+
+// build finds the sources and the go command, and builds unless cached.
+func build(log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
+	fail := func(err error) (string, string, WASMStatus, error) {
+		return "", "", WASMStatus{State: "unavailable", Reason: err.Error()}, err
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return fail(err)
+	}
+	gocmd, err := goCommand()
+	if err != nil {
+		return fail(err)
+	}
+	env, err := exec.Command(gocmd, "env", "GOVERSION", "GOROOT").Output()
+	if err != nil {
+		return fail(fmt.Errorf("%s env: %w", gocmd, err))
+	}
+	lines := strings.Split(strings.TrimSpace(string(env)), "\n")
+	if len(lines) < 2 {
+		return fail(fmt.Errorf("%s env: unexpected output %q", gocmd, env))
+	}
+	goVersion, goroot := strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1])
+	key, err := sourceHash(root, goVersion+"\x00"+os.Getenv("GOFLAGS"))
+	if err != nil {
+		return fail(err)
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return fail(err)
+	}
+	dir := filepath.Join(cache, key)
+	wasm, execJS = filepath.Join(dir, "segkit.wasm"), filepath.Join(dir, "wasm_exec.js")
+	ready := func() (string, string, WASMStatus, error) {
+		fi, err := os.Stat(wasm)
+		if err != nil {
+			return fail(err)
+		}
+		return wasm, execJS, WASMStatus{State: "ready", GoVersion: goVersion, Size: fi.Size()}, nil
+	}
+	if _, err := os.Stat(execJS); err == nil {
+		return ready()
+	}
+	fmt.Fprintf(log, "segviz: building the WASM engine for dropped files with %s (first run of this version only) ...\n", goVersion)
+	start := time.Now()
+	tmp, err := os.MkdirTemp(cache, key+".tmp-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command(gocmd, "build", "-trimpath", "-o", filepath.Join(tmp, "segkit.wasm"), "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fail(fmt.Errorf("GOOS=js GOARCH=wasm go build ./wasm in %s: %v: %s", root, err, strings.TrimSpace(out.String())))
+	}
+	js, err := os.ReadFile(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		if js, err = os.ReadFile(filepath.Join(goroot, "misc", "wasm", "wasm_exec.js")); err != nil {
+			return fail(fmt.Errorf("wasm_exec.js of %s: %w", goVersion, err))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "wasm_exec.js"), js, 0o644); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another segviz built it at the same time: use theirs.
+		if _, serr := os.Stat(execJS); serr != nil {
+			return fail(err)
+		}
+	}
+	fmt.Fprintf(log, "segviz: WASM engine built in %s, cached in %s\n", time.Since(start).Round(100*time.Millisecond), dir)
+	return ready()
+}
+
+// ModuleRoot finds the source directory of module github.com/segkit/segkit:
+// $SEGKIT_SRC, else the directory this file was compiled from (recorded in
+// the binary unless it was built with -trimpath), else the working
+// directory or one of its parents.
+func ModuleRoot() (string, error) {
+	var tried []string
+	try := func(dir string) bool {
+		if dir == "" {
+			return false
+		}
+		tried = append(tried, dir)
+		return isModuleRoot(dir)
+	}
+	if d := os.Getenv(EnvSource); d != "" {
+		if try(d) {
+			return d, nil
+		}
+		return "", fmt.Errorf("$%s=%s does not hold the %s sources (go.mod and wasm/)", EnvSource, d, ModulePath)
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); try(d) {
+			return d, nil
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			if try(d) {
+				return d, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("the %s sources are not here (looked in %s); run segviz from a clone with `go run ./cmd/segviz`, or set $%s", ModulePath, strings.Join(tried, ", "), EnvSource)
+}
+
+func isModuleRoot(dir string) bool {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == ModulePath {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, "wasm"))
+	return err == nil && fi.IsDir()
+}
+
+// goCommand finds the go command: on PATH, else in the GOROOT segviz was
+// built with.
+func goCommand() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if runtime.GOOS == "windows" {
+		p += ".exe"
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	return "", errors.New("the go command is not on PATH: it builds the WASM engine")
+}
+
+// sourceHash hashes what the build depends on: go.mod, go.sum and the
+// module's non-test .go files (nested modules, testdata and hidden
+// directories excluded), and extra.
+func sourceHash(root, extra string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			if p != root {
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+					return filepath.SkipDir // another module (interop, e2e)
+				}
+			}
+			return nil
+		}
+		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || (p == filepath.Join(root, name) && (name == "go.mod" || name == "go.sum")) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	io.WriteString(h, extra)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", filepath.ToSlash(rel), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20], nil
+}
+
+func cacheDir() (string, error) {
+	if d := os.Getenv(EnvCache); d != "" {
+		return d, os.MkdirAll(d, 0o755)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	d := filepath.Join(base, "segkit", "segviz-wasm")
+	return d, os.MkdirAll(d, 0o755)
+}

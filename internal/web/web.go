@@ -1,0 +1,320 @@
+// Package web is the HTTP side of segviz's visualiser: the page (static
+// files embedded in the binary), the JSON API through which the page asks
+// the native engine (package viz) about the served partitions, read-only
+// access to the served files, and the WASM build of the engine that parses
+// files dropped on the page in the browser.
+//
+// # Routes
+//
+//	GET /                      the page
+//	GET /static/NAME           its scripts and styles
+//	GET /api/METHOD?PARAMS     viz.Session.Dispatch(METHOD, PARAMS) as JSON
+//	GET /files/PATH            a served file's bytes (Range requests work)
+//	GET /wasm/status           whether the WASM engine is ready, and why not
+//	GET /wasm/segkit.wasm      the engine, application/wasm
+//	GET /wasm/wasm_exec.js     Go's support script of the same Go version
+//
+// Everything is read-only: other methods get 405. Paths are resolved inside
+// the served root only (OpenRoot refuses "..", absolute names and symbolic
+// links that leave it). A server bound to loopback answers only requests
+// whose Host is a loopback name, so that a web page elsewhere cannot reach
+// it through DNS rebinding.
+package web
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/segkit/segkit/internal/viz"
+	"github.com/segkit/segkit/vfs"
+)
+
+//go:embed static
+var staticFS embed.FS
+
+// Static returns the page's files (index.html, app.js, style.css, ...).
+func Static() fs.FS {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// Config configures a Handler.
+type Config struct {
+	// Session answers the API. Its filesystem is also what /files/ serves.
+	Session *viz.Session
+	// WASM provides the engine for dropped files; nil disables it.
+	WASM WASMSource
+	// Loopback restricts the Host header to loopback names (set when the
+	// server listens on a loopback address).
+	Loopback bool
+}
+
+// WASMSource provides the WASM build of the engine.
+type WASMSource interface {
+	// Status says whether the build is ready.
+	Status() WASMStatus
+	// Wait waits (at most until the request ends) for the build and
+	// returns the paths of the .wasm and of the wasm_exec.js that goes
+	// with it.
+	Wait(r *http.Request) (wasm, execJS string, err error)
+}
+
+// WASMStatus is the answer of /wasm/status.
+type WASMStatus struct {
+	// State is "ready", "building" or "unavailable".
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+	// GoVersion is the version of Go that builds it.
+	GoVersion string `json:"goVersion,omitempty"`
+	Size      int64  `json:"size,omitempty"`
+}
+
+// Handler serves the page, the API and the files.
+type Handler struct {
+	cfg    Config
+	mux    *http.ServeMux
+	static fs.FS
+}
+
+// NewHandler returns the handler of cfg.
+func NewHandler(cfg Config) *Handler {
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), static: Static()}
+	h.mux.HandleFunc("/{$}", h.index)
+	h.mux.HandleFunc("/static/", h.staticFile)
+	h.mux.HandleFunc("/api/{method}", h.api)
+	h.mux.HandleFunc("/files/", h.file)
+	h.mux.HandleFunc("/wasm/status", h.wasmStatus)
+	h.mux.HandleFunc("/wasm/segkit.wasm", h.wasmFile)
+	h.mux.HandleFunc("/wasm/wasm_exec.js", h.wasmFile)
+	return h
+}
+
+// contentSecurityPolicy lets the page run its own scripts and the WASM
+// engine, and nothing else.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Content-Security-Policy", contentSecurityPolicy)
+	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "segviz serves read-only: only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	if h.cfg.Loopback && !loopbackHost(r.Host) {
+		http.Error(w, "segviz answers only requests for a loopback host (localhost, 127.0.0.1, [::1])", http.StatusForbidden)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether a Host header names the local machine.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
+	h.serveStatic(w, r, "index.html")
+}
+
+func (h *Handler) staticFile(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/static/")
+	if name == "" || name == "index.html" || !fs.ValidPath(name) {
+		http.NotFound(w, r)
+		return
+	}
+	h.serveStatic(w, r, name)
+}
+
+func (h *Handler) serveStatic(w http.ResponseWriter, r *http.Request, name string) {
+	data, err := fs.ReadFile(h.static, name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", contentType(name))
+	w.Header().Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, name, time.Time{}, strings.NewReader(string(data)))
+}
+
+func contentType(name string) string {
+	switch path.Ext(name) {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".svg":
+		return "image/svg+xml"
+	case ".wasm":
+		return "application/wasm"
+	}
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// api runs a viz method.
+func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	method := r.PathValue("method")
+	if h.cfg.Session == nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "no partition is served"})
+		return
+	}
+	res, err := h.cfg.Session.Dispatch(method, viz.ParamsFromQuery(r.URL.Query()))
+	if err != nil {
+		writeJSON(w, errorStatus(err), map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// errorStatus maps an engine error to an HTTP status.
+func errorStatus(err error) int {
+	switch {
+	case errors.Is(err, viz.ErrBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, viz.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return http.StatusNotFound
+	case errors.Is(err, fs.ErrPermission), isEscape(err):
+		return http.StatusForbidden
+	}
+	return http.StatusInternalServerError
+}
+
+// isEscape reports an os.Root refusal of a path that leaves the root.
+func isEscape(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// file serves a file of the session's filesystem, read-only, with Range
+// support. Directories are not listed (the API lists partitions).
+func (h *Handler) file(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.Session == nil {
+		http.NotFound(w, r)
+		return
+	}
+	name := strings.TrimPrefix(r.URL.Path, "/files/")
+	clean := path.Clean("/" + name)[1:]
+	if name == "" || clean == "" || strings.Contains(name, "\\") || strings.Contains(name, "\x00") || hasDotDot(name) || !fs.ValidPath(clean) {
+		http.Error(w, "bad path", http.StatusBadRequest)
+		return
+	}
+	fsys := h.cfg.Session.FS()
+	f, err := fsys.Open(clean)
+	if err != nil {
+		http.Error(w, http.StatusText(errorStatus(err)), errorStatus(err))
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if !st.Mode().IsRegular() {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(clean)))
+	http.ServeContent(w, r, "", st.ModTime(), f)
+}
+
+func hasDotDot(name string) bool {
+	for _, p := range strings.Split(name, "/") {
+		if p == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) wasmStatus(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if h.cfg.WASM == nil {
+		writeJSON(w, http.StatusOK, WASMStatus{State: "unavailable", Reason: "segviz was started with --wasm=off"})
+		return
+	}
+	writeJSON(w, http.StatusOK, h.cfg.WASM.Status())
+}
+
+func (h *Handler) wasmFile(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.WASM == nil {
+		http.Error(w, "the WASM engine is off (--wasm=off)", http.StatusServiceUnavailable)
+		return
+	}
+	wasmPath, execJS, err := h.cfg.WASM.Wait(r)
+	if err != nil {
+		http.Error(w, "the WASM engine is unavailable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	p := wasmPath
+	if strings.HasSuffix(r.URL.Path, ".js") {
+		p = execJS
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", contentType(p))
+	w.Header().Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, "", st.ModTime(), f)
+}
+
+// OpenRoot returns a read-only filesystem of the tree under dir that never
+// leaves it: names with "..", and symbolic links pointing outside, are
+// refused (os.Root), and every mutating call fails (vfs.FromIOFS). Close
+// the returned io.Closer when done.
+func OpenRoot(dir string) (vfs.FS, *os.Root, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return vfs.FromIOFS(root.FS()), root, nil
+}
