@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,28 +166,33 @@ func (v *verifier) checkEpochs(p *partition, entries []checkpoint.EpochEntry, po
 			p.add(file, pos[i], KindEpochMismatch, Error, "entry %v starts past the log end offset %d", e, leo)
 		}
 	}
-	// epochFor is EpochForOffset over the file's entries, in file order.
-	epochFor := func(off int64) (int, bool) {
-		i := sort.Search(len(entries), func(i int) bool { return entries[i].StartOffset > off })
-		return i - 1, i > 0
+	// epochFor is EpochForOffset over the file's entries, in file order:
+	// the index of the entry offset belongs to, -1 before the first.
+	epochFor := func(off int64) int {
+		return sort.Search(len(entries), func(i int) bool { return entries[i].StartOffset > off }) - 1
 	}
 	start := p.rep.LogStartOffset
 	for _, r := range p.epochRuns {
 		if r.lastBase < start {
 			continue
 		}
-		for _, off := range []int64{max(r.firstBase, start), r.lastBase} {
-			i, ok := epochFor(off)
-			if !ok {
-				p.add(file, pos[0], KindEpochMismatch, Error,
-					"the batch at offset %d (%s:%d) has leader epoch %d, but the checkpoint's first entry, %v, starts after it", off, r.file, r.pos, r.epoch, entries[0])
-				break
+		first := max(r.firstBase, start)
+		k := slices.IndexFunc(entries, func(e checkpoint.EpochEntry) bool { return e.Epoch == r.epoch })
+		i, j := epochFor(first), epochFor(r.lastBase)
+		switch {
+		case k < 0:
+			at := pos[0]
+			if i >= 0 {
+				at = pos[i]
 			}
-			if entries[i].Epoch != r.epoch {
-				p.add(file, pos[i], KindEpochMismatch, Error,
-					"the batches from offset %d (%s:%d) have leader epoch %d, but the checkpoint maps offset %d to epoch %d (entry %v)", r.firstBase, r.file, r.pos, r.epoch, off, entries[i].Epoch, entries[i])
-				break
-			}
+			p.add(file, at, KindEpochMismatch, Error,
+				"the batches from offset %d (%s:%d) have leader epoch %d, which the checkpoint does not list: a follower asking for that epoch's end offset gets a wrong answer", first, r.file, r.pos, r.epoch)
+		case i != k:
+			p.add(file, pos[k], KindEpochMismatch, Error,
+				"entry %v: the batch at offset %d (%s:%d) already has leader epoch %d", entries[k], first, r.file, r.pos, r.epoch)
+		case j != k:
+			p.add(file, pos[j], KindEpochMismatch, Error,
+				"entry %v starts inside the batches of leader epoch %d (offsets %d..%d, from %s:%d)", entries[j], r.epoch, first, r.lastBase, r.file, r.pos)
 		}
 	}
 }

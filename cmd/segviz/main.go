@@ -45,6 +45,7 @@ func init() {
 		{"salvage", "copy every valid batch to a new partition, past corruption", runSalvage},
 		{"append", "append JSON-lines records to a partition directory, creating it", runAppend},
 		{"retention", "show what retention deletes and until when each record can be read", runRetention},
+		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
 	}
 }
 
@@ -54,8 +55,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
+		return runServe(nil, stdout, stderr) // the demo
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {

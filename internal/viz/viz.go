@@ -92,8 +92,9 @@ type Session struct {
 	fsys vfs.FS
 	opt  Options
 
-	mu   sync.Mutex
-	logs map[string]*partition
+	mu       sync.Mutex
+	logs     map[string]*partition
+	progress map[string]*progress
 }
 
 // NewSession returns a session over fsys, which it only reads.
@@ -178,7 +179,7 @@ func (p Params) flag(name string) bool {
 }
 
 // Methods lists the methods Dispatch knows, in the order the docs list them.
-var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "retention", "locate"}
+var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "retention", "locate"}
 
 // Dispatch runs the named method with its parameters. The result marshals
 // to the JSON the page reads.
@@ -202,6 +203,8 @@ func (s *Session) Dispatch(method string, p Params) (any, error) {
 		return s.Index(p)
 	case "verify":
 		return s.Verify(p)
+	case "progress":
+		return s.Progress(p)
 	case "retention":
 		return s.Retention(p)
 	case "locate":

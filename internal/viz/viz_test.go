@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/demo"
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/log/config"
-	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -194,24 +194,42 @@ func TestDamagedScanAndVerify(t *testing.T) {
 	if len(p.Segments) != 3 {
 		t.Fatalf("%d segments", len(p.Segments))
 	}
-	kinds := map[string]string{}
-	for _, sg := range p.Segments {
-		_, _, last := scanAll(t, s, demo.Damaged, sg.BaseOffset, "2000")
-		v := call[VerifyJSON](t, s, "verify", Params{"dir": demo.Damaged, "base": fmt.Sprint(sg.BaseOffset)})
-		for _, f := range v.Finds {
-			kinds[f.Kind] = f.Level
-			if f.File == "" || f.Target == "" || f.Segment != sg.BaseOffset {
-				t.Errorf("finding %+v", f)
-			}
-		}
-		if sg.Active && (last.Tail == nil || last.Tail.Kind != "partial") {
-			t.Errorf("active segment tail %+v", last.Tail)
+	_, _, last := scanAll(t, s, demo.Damaged, p.Segments[2].BaseOffset, "2000")
+	if last.Tail == nil || last.Tail.Kind != "partial" {
+		t.Errorf("active segment tail %+v", last.Tail)
+	}
+	v := call[VerifyJSON](t, s, "verify", Params{"dir": demo.Damaged})
+	kinds := map[string]FindingJSON{}
+	for _, f := range v.Findings {
+		kinds[f.Kind] = f
+		if f.File == "" || f.Target == "" {
+			t.Errorf("finding %+v", f)
 		}
 	}
-	for _, k := range []string{KindLogCRC, KindLogTornTail, index.KindIndexNotBatchBoundary, index.KindTimeOutOfOrder, index.KindZeroPadding} {
-		if _, ok := kinds[k]; !ok {
-			t.Errorf("no %s finding; got %v", k, kinds)
+	for k, target := range map[string]string{
+		inspect.KindLogCRC: "log", inspect.KindLogTornTail: "log", index.KindIndexNotBatchBoundary: "index",
+		index.KindTimeOutOfOrder: "timeindex", index.KindZeroPadding: "index",
+	} {
+		f, ok := kinds[k]
+		if !ok {
+			t.Errorf("no %s finding; got %v", k, v.Findings)
+			continue
 		}
+		if f.Target != target && !(k == index.KindZeroPadding && f.Target == "timeindex") {
+			t.Errorf("%s: target %s, want %s", k, f.Target, target)
+		}
+	}
+	if f := kinds[inspect.KindLogCRC]; f.Segment != p.Segments[1].BaseOffset || f.Position <= 0 {
+		t.Errorf("crc finding %+v", f)
+	}
+	if f := kinds[index.KindTimeOutOfOrder]; f.Entry != 3 || f.Segment != 0 {
+		t.Errorf("time index finding %+v", f)
+	}
+	if v.OK || v.Errors == 0 || len(v.PerSegment) != 3 {
+		t.Errorf("report ok %v errors %d segments %d", v.OK, v.Errors, len(v.PerSegment))
+	}
+	if pr := call[ProgressJSON](t, s, "progress", Params{"dir": demo.Damaged}); pr.Running || pr.Total == 0 || pr.Done != pr.Total {
+		t.Errorf("progress %+v", pr)
 	}
 	// The scan lists the bad-CRC batch and goes on after it.
 	rows, _, _ := scanAll(t, s, demo.Damaged, p.Segments[1].BaseOffset, "100000")
@@ -219,8 +237,9 @@ func TestDamagedScanAndVerify(t *testing.T) {
 		t.Errorf("segment 2: %d rows, want all 30 batches", rows)
 	}
 	sc := call[ScanJSON](t, s, "scan", Params{"dir": demo.Damaged, "base": fmt.Sprint(p.Segments[1].BaseOffset)})
-	if bad := slices.IndexFunc(sc.Rows.Flags, func(f int32) bool { return f&FlagCRCInvalid != 0 }); bad != 10 {
-		t.Errorf("bad CRC at row %d, want 10", bad)
+	bad := slices.IndexFunc(sc.Rows.Flags, func(f int32) bool { return f&FlagCRCInvalid != 0 })
+	if bad != 10 || sc.Rows.Position[bad] != kinds[inspect.KindLogCRC].Position {
+		t.Errorf("bad CRC at row %d, want 10 at the finding's position", bad)
 	}
 	// Its records still decode, with the error said.
 	rec := call[RecordsJSON](t, s, "records", Params{"dir": demo.Damaged, "base": fmt.Sprint(p.Segments[1].BaseOffset), "position": fmt.Sprint(sc.Rows.Position[10])})
@@ -231,31 +250,29 @@ func TestDamagedScanAndVerify(t *testing.T) {
 	if i := slices.IndexFunc(lay.Fields, func(f FieldJSON) bool { return f.Name == "crc" }); i < 0 || !lay.Fields[i].Bad {
 		t.Errorf("crc field not marked bad: %+v", lay.Fields)
 	}
-	pv := call[VerifyJSON](t, s, "verify", Params{"dir": demo.Damaged})
-	if !slices.ContainsFunc(pv.Finds, func(f FindingJSON) bool { return f.Kind == string(retention.KindFarPastTimestamp) }) {
-		t.Errorf("partition findings %+v: want the far-past timestamp of the zero-padded time index", pv.Finds)
-	}
 }
 
-func TestVerifyDemoClean(t *testing.T) {
+func TestVerifyDemo(t *testing.T) {
 	s := demoSession(t)
-	p := call[PartitionJSON](t, s, "partition", Params{"dir": demo.Partition})
-	for _, sg := range p.Segments {
-		v := call[VerifyJSON](t, s, "verify", Params{"dir": demo.Partition, "base": fmt.Sprint(sg.BaseOffset)})
-		if v.Errors != 0 || v.Warns != 0 {
-			t.Errorf("segment %d: %+v", sg.BaseOffset, v.Finds)
-		}
-		if v.Entries == 0 {
-			t.Errorf("segment %d: no entries checked", sg.BaseOffset)
-		}
-	}
 	v := call[VerifyJSON](t, s, "verify", Params{"dir": demo.Partition})
 	kinds := map[string]bool{}
-	for _, f := range v.Finds {
+	for _, f := range v.Findings {
 		kinds[f.Kind] = true
+		if f.Level == "error" {
+			t.Errorf("error in the demo: %+v", f)
+		}
 	}
-	if !kinds[KindDeleted] || !kinds[string(retention.KindFarPastTimestamp)] {
-		t.Errorf("partition findings %v", kinds)
+	if !kinds[inspect.KindLeftoverFile] || !kinds[inspect.KindFarPastTimestamp] {
+		t.Errorf("demo findings %v: want the .deleted leftover and the far-past backlog", kinds)
+	}
+	p := call[PartitionJSON](t, s, "partition", Params{"dir": demo.Partition})
+	var records int64
+	for _, sg := range p.Segments {
+		_, r, _ := scanAll(t, s, demo.Partition, sg.BaseOffset, "100000")
+		records += r
+	}
+	if v.Records != records || !v.OK {
+		t.Errorf("verify counts %d records (ok %v), the scan %d", v.Records, v.OK, records)
 	}
 }
 

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/segkit/segkit/internal/demo"
+	"github.com/segkit/segkit/internal/viz"
+	"github.com/segkit/segkit/internal/web"
+	"github.com/segkit/segkit/log/config"
+)
+
+const serveHelp = `Usage: segviz serve [--addr host:port] [--wasm auto|off] [DIR]
+       segviz                      (the same as "segviz serve": the demo)
+       segviz serve --export-demo DIR
+
+Serves the visualiser: a web page showing a partition's segments as a
+timeline, each segment's batches and records (with a hex view linked to
+the structure), the offset and time index plots, a retention what-if
+(retention.ms, retention.bytes, segment.ms and "now" sliders: which
+segments go when, and until when each record can be read), and the
+verification findings, each of which jumps to the bytes concerned.
+
+DIR is a partition directory, or a log directory of partitions (or a
+directory of log directories). It is served read-only: segviz never writes
+to it, and serves nothing outside it (no "..", no symbolic link that leaves
+it). Without DIR, segviz serves its built-in demo: a log directory written
+by segkit's own engine, with every codec, transactions, a compacted empty
+batch, a replayed backlog and a deleted segment, and a second, damaged,
+partition for the verification view.
+
+The page can also open partition files from your disk (drop a folder or
+its files on it, or choose them): they are parsed in the browser by the
+WASM build of the engine and never uploaded. segviz builds that engine
+with the go command on first run (GOOS=js GOARCH=wasm go build ./wasm)
+and caches it by a hash of the sources and the Go version; --wasm off
+skips it (the rest of the page works without it).
+
+The server listens on 127.0.0.1 on a free port unless --addr says
+otherwise, and prints its URL. The files it shows may be confidential:
+on a loopback address it answers only requests for a loopback host name;
+with another address anyone who can reach it can read every file under DIR.
+Stop it with Ctrl-C.
+
+--export-demo DIR writes the demo's log directory to DIR/kafka-logs (file
+times kept) and exits, so that segviz's other commands can be run on it:
+  segviz retention --now 2026-03-02T09:00:00Z DIR/kafka-logs/orders-0
+
+Exit status: 0 when stopped, 2 for a bad command line, 3 when the server
+could not start (DIR unreadable, address in use).
+
+Examples:
+  segviz
+  segviz serve /var/kafka-logs
+  segviz serve --addr 127.0.0.1:8080 /var/kafka-logs/payments-0
+`
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", serveHelp, stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "the `host:port` to listen on (port 0: a free one)")
+	wasm := fs.String("wasm", "auto", "auto: build the WASM engine for dropped files on first run; off: do not")
+	export := fs.String("export-demo", "", "write the demo's log directory under `DIR` and exit")
+	if code := parseFlags(fs, args, stdout); code >= 0 {
+		return code
+	}
+	if *wasm != "auto" && *wasm != "off" {
+		fmt.Fprintf(stderr, "segviz serve: --wasm %q: want auto or off\n", *wasm)
+		return exitUsage
+	}
+	if *export != "" {
+		if fs.NArg() != 0 {
+			fmt.Fprintln(stderr, "segviz serve: --export-demo takes no DIR argument")
+			return exitUsage
+		}
+		d, err := demo.Get()
+		if err == nil {
+			err = d.Export(*export)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "segviz serve: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stdout, "segviz: wrote the demo to %s; its now is %s\n", filepath.Join(*export, demo.LogDir), demo.Now.Format(time.RFC3339))
+		return exitOK
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "segviz serve: want at most one directory")
+		fs.Usage()
+		return exitUsage
+	}
+	opts := serveOptions{addr: *addr, wasm: *wasm == "auto"}
+	if fs.NArg() == 1 {
+		opts.dir = fs.Arg(0)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, opts, stdout, stderr)
+}
+
+type serveOptions struct {
+	addr string
+	dir  string // "" for the demo
+	wasm bool
+	// ready, if set, receives the URL once the server listens (tests).
+	ready chan<- string
+}
+
+// serve runs the server until ctx is done.
+func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "segviz serve: "+format+"\n", a...)
+		return exitFailure
+	}
+	sess, what, closeFn, err := openSource(o.dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer closeFn()
+	host, _, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz serve: --addr %q: %v\n", o.addr, err)
+		return exitUsage
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	loopback := isLoopback(host)
+	if !loopback {
+		fmt.Fprintf(stderr, "segviz serve: warning: listening on %s, not on loopback: anyone who can reach it can read every file served\n", ln.Addr())
+	}
+	cfg := web.Config{Session: sess, Loopback: loopback}
+	if o.wasm {
+		b := web.NewBuilder(stderr)
+		b.Start()
+		cfg.WASM = b
+	}
+	srv := &http.Server{
+		Handler:           web.NewHandler(cfg),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          nil,
+	}
+	url := "http://" + urlHost(ln.Addr().(*net.TCPAddr), host) + "/"
+	fmt.Fprintf(stdout, "segviz: serving %s at %s\n", what, url)
+	if o.ready != nil {
+		o.ready <- url
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fail("%v", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fail("%v", err)
+	}
+	fmt.Fprintln(stderr, "segviz: stopped")
+	return exitOK
+}
+
+// openSource opens DIR read-only, or builds the demo.
+func openSource(dir string) (*viz.Session, string, func(), error) {
+	if dir == "" {
+		d, err := demo.Get()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		sess := viz.NewSession(d.FS, viz.Options{
+			Name: "segviz demo", Demo: true, Now: func() time.Time { return d.Now }, Notes: d.Notes,
+			Config: func(string) config.Config { return d.Config },
+		})
+		return sess, "the demo (" + demo.LogDir + ": orders-0, orders-1)", func() { sess.Close() }, nil
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if !st.IsDir() {
+		return nil, "", nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	fsys, root, err := web.OpenRoot(abs)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	sess := viz.NewSession(fsys, viz.Options{Name: filepath.Base(abs)})
+	return sess, abs + " (read-only)", func() { sess.Close(); root.Close() }, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// urlHost is the host:port to print: the address listened on, or
+// 127.0.0.1 for a wildcard one.
+func urlHost(a *net.TCPAddr, host string) string {
+	h := a.IP.String()
+	switch {
+	case host == "localhost":
+		h = "localhost"
+	case a.IP.IsUnspecified():
+		h = "127.0.0.1"
+	}
+	return net.JoinHostPort(h, fmt.Sprint(a.Port))
+}
