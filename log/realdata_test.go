@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/format"
-	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/internal/realdata"
+	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
