@@ -7,7 +7,6 @@ import (
 	"path"
 	"sort"
 
-	"github.com/segkit/segkit/format"
 	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/record"
@@ -100,14 +99,10 @@ type scannedEntry struct {
 // directory dir of fsys, in place, and reports what it truncated and
 // deleted, and why.
 //
-// So that recovery covers every segment, Recover first sets aside the log
-// directory's clean-shutdown marker, if any (removing it durably: until it
-// is put back, a broker would recover every partition of the directory,
-// which is safe), and resets the partition's recovery point in the
-// recovery-point checkpoint to 0. After the log is closed cleanly, the
-// marker is put back if it was there. The engine has no option to force
-// recovery of an open log (see the package's notes); this is the
-// equivalent on disk.
+// Recovery covers every segment (log.Options.ForceRecovery), whatever the
+// clean-shutdown marker and the recovery point say. The engine removes the
+// log directory's marker, if any, before it writes, and puts it back when
+// the log is closed cleanly.
 //
 // Before recovery, every .log is read past damage, so that the report can
 // say which valid entries the truncation drops.
@@ -136,40 +131,18 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 		epoch = checkpoint.UnknownBrokerEpoch
 	}
 	rep.CleanShutdown = clean
-	if clean {
-		if err := checkpoint.RemoveCleanShutdown(fsys, parent); err != nil {
-			return rep, err
-		}
-	}
 	rpPath := path.Join(parent, checkpoint.RecoveryPointFile)
-	if entries, err := checkpoint.ReadOffsetEntries(fsys, rpPath); err == nil {
-		changed := false
-		for i := range entries {
-			if entries[i].TopicPartition == tp {
-				rep.RecoveryPoint = entries[i].Offset
-				if entries[i].Offset != 0 {
-					entries[i].Offset, changed = 0, true
-				}
-			}
+	if m, err := checkpoint.ReadOffsets(fsys, rpPath); err == nil {
+		if rp, ok := m[tp]; ok {
+			rep.RecoveryPoint = rp
 		}
-		if changed {
-			if err := checkpoint.WriteOffsetEntries(fsys, rpPath, entries); err != nil {
-				return rep, err
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		var ce *format.CorruptionError
-		if !errors.As(err, &ce) {
-			return rep, err
-		}
-		// A corrupt checkpoint makes the engine recover from 0 anyway.
 	}
 
 	cfg := kafkalog.DefaultConfig()
 	if opt.Config != nil {
 		cfg = *opt.Config
 	}
-	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: opt.Clock, BrokerEpoch: epoch})
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: opt.Clock, BrokerEpoch: epoch, ForceRecovery: true})
 	if err != nil {
 		return rep, err
 	}
@@ -203,6 +176,11 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 				seg.LostEntries++
 				seg.LostRecords += e.records
 				seg.LostOffsets.Last = max(seg.LostOffsets.Last, e.last)
+			}
+			if r.Reason == nil && seg.LostEntries > 0 {
+				// The engine stops at a zero header or an overlong length
+				// as at a torn tail; valid entries after it make it damage.
+				seg.Reason = fmt.Sprintf("no valid entry at %d (the engine reports a %s), yet valid entries follow: damage, not a torn write", r.ValidBytes, r.Tail)
 			}
 		}
 		rep.Segments = append(rep.Segments, seg)
@@ -257,6 +235,8 @@ func prescan(fsys vfs.FS, dir string) (map[int64]*segmentScan, int64, error) {
 	out := map[int64]*segmentScan{}
 	var bases []int64
 	var w walker
+	var lit record.LegacyIterator
+	var rec record.Record
 	next := int64(0)
 	for _, fi := range infos {
 		base, ext, err := segment.ParseFileName(fi.Name())
@@ -272,9 +252,14 @@ func prescan(fsys vfs.FS, dir string) (map[int64]*segmentScan, int64, error) {
 			return nil, 0, err
 		}
 		err = w.walk(f, fi.Size(), file, func(e *record.Entry) error {
-			records := int64(1)
+			var records int64
 			if e.Magic == record.MagicV2 {
 				records = int64(e.Batch.RecordCount)
+			} else {
+				lit.Reset(&e.Legacy) // a compressed wrapper holds several
+				for lit.Next(&rec) {
+					records++
+				}
 			}
 			sc.entries = append(sc.entries, scannedEntry{pos: e.Position, end: e.Position + int64(e.Size()), first: e.BaseOffset(), last: e.LastOffset(), records: records})
 			next = max(next, e.LastOffset()+1)

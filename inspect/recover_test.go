@@ -55,7 +55,10 @@ func TestRecoverTornTail(t *testing.T) {
 		}
 	}
 	var size int
-	f.edit(t, last, func(b []byte) []byte { size = len(b); return append(b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18) })
+	f.edit(t, last, func(b []byte) []byte {
+		size = len(b)
+		return append(b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)
+	})
 	if err := f.fs.Remove("/logs/" + checkpoint.CleanShutdownFile); err != nil {
 		t.Fatal(err)
 	}

@@ -264,6 +264,8 @@ func (s *salvager) file(in vfs.FS, file string, base, size int64) error {
 			reason = describe(d.Err)
 		case d.Zeros:
 			reason = "zero bytes"
+		case d.ZeroRun >= record.HeaderSizeUpToMagic:
+			reason = fmt.Sprintf("%d zero bytes, then the rest of a damaged entry", d.ZeroRun)
 		case !d.Resynced:
 			reason = "a partial entry at the end of the file"
 		}

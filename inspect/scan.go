@@ -3,6 +3,7 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 
 	"github.com/segkit/segkit/format"
@@ -36,6 +37,7 @@ func FindEntry(r io.ReaderAt, size, from int64) (int64, bool, error) {
 // finder holds the buffers of FindEntry between calls.
 type finder struct {
 	win     []byte
+	chunk   []byte
 	scratch []byte
 }
 
@@ -64,17 +66,28 @@ func (f *finder) find(r io.ReaderAt, size, from int64) (int64, bool, error) {
 			if !ok {
 				continue
 			}
-			var entry []byte
 			if int64(len(c)) >= need {
-				entry = c[:need]
-			} else {
-				if int64(cap(f.scratch)) < need {
-					f.scratch = make([]byte, need)
+				if validHeader(c[:need]) {
+					return start + i, true, nil
 				}
-				entry = f.scratch[:need]
-				if _, err := readFull(r, entry, start+i); err != nil {
-					return 0, false, err
-				}
+				continue
+			}
+			// The entry runs past the window: check its checksum
+			// reading it in bounded chunks before reading it whole, so
+			// that a garbage length costs no allocation.
+			ok, err := f.crcMatches(r, start+i, need, c)
+			if err != nil {
+				return 0, false, err
+			}
+			if !ok {
+				continue
+			}
+			if int64(cap(f.scratch)) < need {
+				f.scratch = make([]byte, need)
+			}
+			entry := f.scratch[:need]
+			if _, err := readFull(r, entry, start+i); err != nil {
+				return 0, false, err
 			}
 			if validHeader(entry) {
 				return start + i, true, nil
@@ -84,9 +97,42 @@ func (f *finder) find(r io.ReaderAt, size, from int64) (int64, bool, error) {
 	return 0, false, nil
 }
 
+// crcMatches reports whether the checksum stored in the header hdr of the
+// entry of size bytes at at of r matches its bytes, reading them in
+// chunks.
+func (f *finder) crcMatches(r io.ReaderAt, at, size int64, hdr []byte) (bool, error) {
+	if cap(f.chunk) < resyncWindow {
+		f.chunk = make([]byte, resyncWindow)
+	}
+	v2 := int8(hdr[record.MagicOffset]) == record.MagicV2
+	var stored uint32
+	from := at + record.AttributesOffset // v2: CRC-32C of [21, end)
+	if v2 {
+		stored = format.Uint32(hdr[record.CRCOffset:])
+	} else {
+		stored = format.Uint32(hdr[record.LogOverhead:]) // legacy: CRC-32 of [magic, end)
+		from = at + record.MagicOffset
+	}
+	var crc uint32
+	for pos := from; pos < at+size; {
+		buf := f.chunk[:min(int64(resyncWindow), at+size-pos)]
+		if _, err := readFull(r, buf, pos); err != nil {
+			return false, err
+		}
+		if v2 {
+			crc = format.UpdateCRC32C(crc, buf)
+		} else {
+			crc = crc32.Update(crc, crc32.IEEETable, buf)
+		}
+		pos += int64(len(buf))
+	}
+	return crc == stored, nil
+}
+
 // plausible reports whether b (at least HeaderSizeUpToMagic bytes, with
 // left bytes of the file from its first byte) can start an entry, and its
-// size if so.
+// size if so. It looks only at the bytes b holds: the fields a header
+// must have right before its checksum is worth computing.
 func plausible(b []byte, left int64) (int64, bool) {
 	if b[0]&0x80 != 0 { // a negative offset
 		return 0, false
@@ -97,9 +143,6 @@ func plausible(b []byte, left int64) (int64, bool) {
 	switch magic {
 	case record.MagicV2:
 		least = record.RecordBatchOverhead - record.LogOverhead
-		if len(b) > record.AttributesOffset+1 && b[record.AttributesOffset+1]&0x07 > 4 {
-			return 0, false
-		}
 	case record.MagicV1:
 		least = record.RecordOverheadV1
 	case record.MagicV0:
@@ -110,7 +153,52 @@ func plausible(b []byte, left int64) (int64, bool) {
 	if length < least || record.LogOverhead+length > left || length > int64(record.MaxBatchSize) {
 		return 0, false
 	}
-	return record.LogOverhead + length, true
+	size := record.LogOverhead + length
+	if magic == record.MagicV2 {
+		if len(b) >= record.RecordBatchOverhead {
+			codec := b[record.AttributesOffset+1] & 0x07
+			lastDelta := format.Int32(b[record.LastOffsetDeltaOffset:])
+			count := format.Int32(b[record.RecordsCountOffset:])
+			if codec > 4 || lastDelta < 0 || count < 0 || count-1 > lastDelta {
+				return 0, false
+			}
+			// Sentinels are -1; nothing below is ever written.
+			if format.Int32(b[record.PartitionLeaderEpochOffset:]) < -1 || format.Int64(b[record.ProducerIDOffset:]) < -1 ||
+				format.Int16(b[record.ProducerEpochOffset:]) < -1 || format.Int32(b[record.BaseSequenceOffset:]) < -1 {
+				return 0, false
+			}
+			// An uncompressed record takes at least 7 bytes.
+			if codec == 0 && int64(count)*7 > length-(record.RecordBatchOverhead-record.LogOverhead) {
+				return 0, false
+			}
+		}
+		return size, true
+	}
+	// A legacy message: its key and value lengths must fill it exactly.
+	keyAt := int64(record.LogOverhead + 6)
+	if magic == record.MagicV1 {
+		keyAt += 8
+	}
+	const attrAt = record.LogOverhead + 5 // after crc and magic
+	if len(b) > attrAt && b[attrAt]&0x07 > 4 {
+		return 0, false
+	}
+	if int64(len(b)) < keyAt+4 {
+		return size, true
+	}
+	kl := int64(format.Int32(b[keyAt:]))
+	if kl < -1 || keyAt+4+max(kl, 0)+4 > size {
+		return 0, false
+	}
+	valAt := keyAt + 4 + max(kl, 0)
+	if int64(len(b)) < valAt+4 {
+		return size, true
+	}
+	vl := int64(format.Int32(b[valAt:]))
+	if vl < -1 || valAt+4+max(vl, 0) != size {
+		return 0, false
+	}
+	return size, true
 }
 
 // validHeader reports whether entry is exactly one entry whose header and
@@ -152,8 +240,10 @@ type damage struct {
 	// Resynced reports that a valid entry starts at End: the damage is
 	// followed by data, so it is corruption, not a torn tail.
 	Resynced bool
-	// Zeros reports that every byte of the region is zero.
-	Zeros bool
+	// ZeroRun is the number of zero bytes the region starts with; Zeros
+	// reports that they are all of it.
+	ZeroRun int64
+	Zeros   bool
 }
 
 // walker walks the valid entries of a segment file, resynchronising after
@@ -196,9 +286,10 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 		if ok {
 			d.End, d.Resynced = next, true
 		}
-		if d.Zeros, ferr = w.allZero(r, d.Start, d.End); ferr != nil {
+		if d.ZeroRun, ferr = w.zeroRun(r, d.Start, d.End); ferr != nil {
 			return ferr
 		}
+		d.Zeros = d.ZeroRun == d.End-d.Start
 		if err := hurt(d); err != nil {
 			return err
 		}
@@ -207,22 +298,23 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 	return nil
 }
 
-// allZero reports whether bytes [start, end) of r are all zero.
-func (w *walker) allZero(r io.ReaderAt, start, end int64) (bool, error) {
+// zeroRun returns the length of the run of zero bytes at the start of
+// [start, end) of r.
+func (w *walker) zeroRun(r io.ReaderAt, start, end int64) (int64, error) {
 	if cap(w.f.scratch) < resyncWindow {
 		w.f.scratch = make([]byte, resyncWindow)
 	}
 	for at := start; at < end; {
 		buf := w.f.scratch[:min(int64(resyncWindow), end-at)]
 		if _, err := readFull(r, buf, at); err != nil {
-			return false, err
+			return 0, err
 		}
-		for _, c := range buf {
+		for i, c := range buf {
 			if c != 0 {
-				return false, nil
+				return at + int64(i) - start, nil
 			}
 		}
 		at += int64(len(buf))
 	}
-	return true, nil
+	return end - start, nil
 }

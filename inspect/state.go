@@ -140,11 +140,8 @@ func (v *verifier) readEpochs(p *partition) ([]checkpoint.EpochEntry, []int64, s
 // checkEpochs checks that the checkpoint maps every batch's offset to the
 // batch's partitionLeaderEpoch (each epoch's start offset is the first
 // batch of that epoch), and that no entry starts past the log end.
-//
-// KRaft's __cluster_metadata log keeps no leader-epoch-checkpoint (its
-// batches carry the quorum's epochs), and is skipped.
 func (v *verifier) checkEpochs(p *partition, entries []checkpoint.EpochEntry, pos []int64, file string, leo int64) {
-	if file == "" || p.tp.Topic == "__cluster_metadata" {
+	if file == "" {
 		return
 	}
 	if entries == nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/segkit/segkit/compress"
@@ -307,8 +308,8 @@ type expectedAbort struct {
 	pos  int64
 }
 
-func (p *partition) add(file string, pos int64, kind string, level Level, format string, args ...any) {
-	p.problems = append(p.problems, Problem{File: file, Position: pos, Kind: kind, Level: level, Detail: fmt.Sprintf(format, args...)})
+func (p *partition) add(file string, pos int64, kind string, level Level, msg string, args ...any) {
+	p.problems = append(p.problems, Problem{File: file, Position: pos, Kind: kind, Level: level, Detail: fmt.Sprintf(msg, args...)})
 }
 
 // list reads a partition directory's listing, and reports the files that
@@ -396,7 +397,8 @@ func (v *verifier) partition(p *partition) error {
 		return err
 	}
 	if len(p.segs) == 0 {
-		p.add(p.dir, -1, KindNoSegments, Warning, "no segment (.log) in the partition directory; Kafka creates an empty one at its log start offset")
+		v.noSegments(p, ld, epochs)
+		return nil
 	}
 	for i, s := range p.segs {
 		if err := v.segment(p, s, i == len(p.segs)-1, ld.clean); err != nil {
@@ -452,6 +454,29 @@ func (v *verifier) partition(p *partition) error {
 	v.checkEpochs(p, epochs, epochLines, epochFile, leo)
 	v.timestampWarnings(p, leo)
 	return nil
+}
+
+// noSegments reports a partition directory without any .log. Its other
+// files cannot be checked against a log; what offsets they name says how
+// much is missing.
+func (v *verifier) noSegments(p *partition, ld *logDirState, epochs []checkpoint.EpochEntry) {
+	start := ld.logStart[p.tp].offset
+	p.rep.LogStartOffset, p.rep.LogEndOffset = start, start
+	var refs []string
+	if n := len(epochs); n > 0 {
+		refs = append(refs, fmt.Sprintf("the leader-epoch-checkpoint has epochs up to %d starting at offset %d", epochs[n-1].Epoch, epochs[n-1].StartOffset))
+	}
+	if n := len(p.snaps); n > 0 {
+		refs = append(refs, fmt.Sprintf("producer snapshots go up to offset %d", p.snaps[n-1]))
+	}
+	if c, ok := ld.recovery[p.tp]; ok && c.offset > 0 {
+		refs = append(refs, fmt.Sprintf("the recovery point is %d", c.offset))
+	}
+	detail := "no segment (.log) in the partition directory; Kafka creates an empty one at its log start offset"
+	if len(refs) > 0 {
+		detail += ", although " + strings.Join(refs, ", ") + ": the segments are missing"
+	}
+	p.add(p.dir, -1, KindNoSegments, Warning, "%s", detail)
 }
 
 // segment reads one segment's .log and checks its indexes against it.
@@ -666,6 +691,8 @@ func (v *verifier) damage(p *partition, file string, d damage, last, clean bool)
 			what = describe(d.Err)
 		case d.Zeros:
 			what = "zero bytes where an entry should start"
+		case d.ZeroRun >= record.HeaderSizeUpToMagic:
+			what = fmt.Sprintf("%d zero bytes where an entry should start, then the rest of a damaged entry", d.ZeroRun)
 		default:
 			what = "bytes that are not an entry (a length that runs past the data, or garbage)"
 		}

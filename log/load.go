@@ -124,6 +124,9 @@ func (l *Log) loadAll() error {
 		clean = false
 	}
 	l.load.RecoveryPoint = recoveryPoint
+	if l.opt.ForceRecovery {
+		clean, recoveryPoint = false, 0
+	}
 	checkpointedStart := int64(0)
 	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), LogStartOffsetCheckpoint)); err == nil {
 		checkpointedStart = m[l.tp]

@@ -44,6 +44,12 @@ type Options struct {
 	Rand *rand.Rand
 	// BrokerEpoch is written into the clean-shutdown marker at Close.
 	BrokerEpoch int64
+	// ForceRecovery recovers every segment, as after an unclean shutdown
+	// with no recovery point: for repair tools, or to check a directory
+	// whose clean-shutdown marker is not trusted. The marker itself is
+	// handled as usual (removed before the first write, written again at
+	// Close if it was there).
+	ForceRecovery bool
 }
 
 // Errors.

@@ -39,7 +39,7 @@ way.
                DIR2's parent's log-start-offset-checkpoint, and the
                recovered log, closed cleanly, writes its checkpoints and a
                clean-shutdown marker there, as a broker's log directory
-               holds them.
+               holds them: do not put DIR2 inside a broker's log directory.
   --in-place   recover DIR itself. This is the consent: the command prints
                what it will do, sets aside the log directory's clean-
                shutdown marker (until it is put back, a broker would recover
@@ -143,15 +143,15 @@ func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
 	for _, s := range rep.Segments {
 		fmt.Fprintf(w, "segment %s (%s): ", path.Base(s.File), s.Why)
 		if s.Truncated == 0 {
-			fmt.Fprintf(w, "%d bytes, %d batches, nothing cut\n", s.SizeAfter, s.Entries)
+			fmt.Fprintf(w, "%d bytes, %s, nothing cut\n", s.SizeAfter, plural(s.Entries, "batch"))
 			continue
 		}
 		cut += s.Truncated
-		fmt.Fprintf(w, "%d -> %d bytes: %d bytes cut at position %d, keeping %d batches\n", s.SizeBefore, s.SizeAfter, s.Truncated, s.SizeAfter, s.Entries)
+		fmt.Fprintf(w, "%d -> %d bytes: %d bytes cut at position %d, keeping %s\n", s.SizeBefore, s.SizeAfter, s.Truncated, s.SizeAfter, plural(s.Entries, "batch"))
 		fmt.Fprintf(w, "    why: %s (position %d)\n", s.Reason, s.ReasonPosition)
 		if s.LostEntries > 0 {
-			fmt.Fprintf(w, "    the cut bytes held %d valid batches past the damage (%d records, offsets %s): recovery drops them; segviz salvage keeps them\n",
-				s.LostEntries, s.LostRecords, s.LostOffsets)
+			fmt.Fprintf(w, "    the cut bytes held %s past the damage (%s, offsets %s): recovery drops them; segviz salvage keeps them\n",
+				plural(s.LostEntries, "valid batch"), plural(s.LostRecords, "record"), s.LostOffsets)
 		}
 	}
 	for _, d := range rep.Deleted {
@@ -177,7 +177,7 @@ func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
 		fmt.Fprintln(w, "result: the log was clean; nothing truncated or deleted")
 		return
 	}
-	fmt.Fprintf(w, "result: %d bytes truncated, %d segments deleted, %d other files removed\n", cut, deleted, len(rep.Deleted)-deleted)
+	fmt.Fprintf(w, "result: %d bytes truncated, %s deleted, %s removed\n", cut, plural(deleted, "segment"), plural(len(rep.Deleted)-deleted, "other file"))
 }
 
 // errNotEmpty is returned by copyPartition for an output that has files.

@@ -104,12 +104,12 @@ func runSalvage(args []string, stdout, stderr io.Writer) int {
 func printSalvage(w io.Writer, rep inspect.SalvageReport) {
 	fmt.Fprintf(w, "salvaged %s into %s\n", rep.Dir, rep.OutDir)
 	for _, f := range rep.Files {
-		fmt.Fprintf(w, "  %s: %d bytes; kept %d batches (%d records, %d bytes)", path.Base(f.File), f.Size, f.Batches, f.Records, f.BytesKept)
+		fmt.Fprintf(w, "  %s: %d bytes; kept %s (%s, %d bytes)", path.Base(f.File), f.Size, plural(f.Batches, "batch"), plural(f.Records, "record"), f.BytesKept)
 		if len(f.Lost) == 0 {
 			fmt.Fprintln(w, "; nothing lost")
 			continue
 		}
-		fmt.Fprintf(w, "; lost %d bytes in %d ranges:\n", f.BytesLost, len(f.Lost))
+		fmt.Fprintf(w, "; lost %d bytes in %s:\n", f.BytesLost, plural(len(f.Lost), "range"))
 		for _, l := range f.Lost {
 			fmt.Fprintf(w, "    bytes %d..%d (%d bytes): %s\n", l.Start, l.End, l.Length, l.Reason)
 		}
@@ -130,9 +130,9 @@ func printSalvage(w io.Writer, rep inspect.SalvageReport) {
 		fmt.Fprintln(w, "output: empty")
 	}
 	if rep.BytesLost == 0 && len(rep.Dropped) == 0 {
-		fmt.Fprintf(w, "result: nothing lost; %d batches, %d records kept\n", rep.Batches, rep.Records)
+		fmt.Fprintf(w, "result: nothing lost; %s, %s kept\n", plural(rep.Batches, "batch"), plural(rep.Records, "record"))
 		return
 	}
-	fmt.Fprintf(w, "result: kept %d batches (%d records, %d bytes); lost %d bytes of damage, dropped %d batches (%d bytes)\n",
-		rep.Batches, rep.Records, rep.BytesKept, rep.BytesLost, len(rep.Dropped), rep.BytesDropped)
+	fmt.Fprintf(w, "result: kept %s (%s, %d bytes); lost %d bytes of damage, dropped %s (%d bytes)\n",
+		plural(rep.Batches, "batch"), plural(rep.Records, "record"), rep.BytesKept, rep.BytesLost, plural(len(rep.Dropped), "batch"), rep.BytesDropped)
 }

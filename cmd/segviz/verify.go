@@ -161,8 +161,11 @@ func printVerify(w io.Writer, rep inspect.Report) {
 		if p.CleanShutdown {
 			state = "clean shutdown"
 		}
-		fmt.Fprintf(w, "partition %s: offsets %d..%d (log start %d, log end %d), %d batches, %d records; %s\n",
-			p.Dir, p.LogStartOffset, p.LogEndOffset-1, p.LogStartOffset, p.LogEndOffset, p.Batches, p.Records, state)
+		fmt.Fprintf(w, "partition %s: log start offset %d, log end offset %d, %s, %s; %s\n",
+			p.Dir, p.LogStartOffset, p.LogEndOffset, plural(p.Batches, "batch"), plural(p.Records, "record"), state)
+		if len(p.Segments) == 0 {
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SEGMENT\tOFFSETS\tBATCHES\tRECORDS\tBYTES\tSTATUS")
 		for _, s := range p.Segments {
