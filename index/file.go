@@ -406,8 +406,9 @@ func (x *EntryFile) zero(from, to int64) error {
 // become free space. The file is not changed (its bytes there are zero).
 // It reports whether there was padding to drop.
 func (x *EntryFile) DiscardPadding() (bool, error) {
-	if err := x.check(); err != nil {
-		return false, err
+	// The file is not touched: a read-only index may drop its padding too.
+	if x.f == nil {
+		return false, opError(x.Path(), ErrClosed, "closed")
 	}
 	p := x.Padding()
 	if !p.Untrimmed {

@@ -502,7 +502,6 @@ func TestReadOnlyAndClosed(t *testing.T) {
 		"Reset":           func(x *index.OffsetIndex) error { return x.Reset() },
 		"TrimToValidSize": func(x *index.OffsetIndex) error { return x.TrimToValidSize() },
 		"Resize":          func(x *index.OffsetIndex) error { _, err := x.Resize(80); return err },
-		"DiscardPadding":  func(x *index.OffsetIndex) error { _, err := x.DiscardPadding(); return err },
 	}
 	for name, m := range mutations {
 		if err := m(ro); !errors.Is(err, index.ErrReadOnly) {

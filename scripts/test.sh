@@ -31,7 +31,7 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 
 step "go vet"
 go vet ./...
-GOOS=js GOARCH=wasm go vet ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./segment/... ./log/... ./retention/...
+GOOS=js GOARCH=wasm go vet ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./segment/... ./log/... ./retention/... ./inspect/... ./wasm/...
 
 step "go test ./... (includes the real-data tests)"
 go test -count=1 ./...
@@ -46,7 +46,7 @@ GOOS=wasip1 GOARCH=wasm go build ./...
 if need node; then
   step "go test under GOOS=js GOARCH=wasm (node)"
   GOOS=js GOARCH=wasm go test -count=1 -short -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" \
-    ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./segment/... ./log/... ./retention/...
+    ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./segment/... ./log/... ./retention/... ./wasm/...
 fi
 
 step "interop module (franz-go, sarama, kafka-go, afero)"
@@ -80,7 +80,7 @@ fi
 if [ -z "${SKIP_E2E:-}" ] && [ -d e2e ]; then
   if need chromium; then
     step "browser end-to-end tests (e2e module, headless Chromium)"
-    (cd e2e && go test -count=1 ./...)
+    (cd e2e && go vet ./... && go test -count=1 ./...)
   fi
 fi
 

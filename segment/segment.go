@@ -225,6 +225,14 @@ func (s *Segment) offsetIndex() (*index.OffsetIndex, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An untrimmed index (a crash, or a running broker's active segment
+	// copied) ends in zero entries that Kafka would trust (KAFKA-10207,
+	// -12734, -19200). They are dropped from memory; the file is not
+	// changed, and verification reports the padding.
+	if _, err := x.DiscardPadding(); err != nil {
+		x.Close()
+		return nil, err
+	}
 	s.offIdx = x
 	return x, nil
 }
@@ -241,6 +249,10 @@ func (s *Segment) timeIndex() (*timeindex.TimeIndex, error) {
 	}
 	x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, s.cfg.MaxIndexSize, !s.readOnly)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := x.DiscardPadding(); err != nil {
+		x.Close()
 		return nil, err
 	}
 	s.timeIdx = x
@@ -311,6 +323,10 @@ func (s *Segment) buildScratchIndexes() error {
 		if !s.missing(s.TimeIndexPath()) {
 			x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, s.cfg.MaxIndexSize, false)
 			if err != nil {
+				return err
+			}
+			if _, err := x.DiscardPadding(); err != nil {
+				x.Close()
 				return err
 			}
 			s.timeIdx = x

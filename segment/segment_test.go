@@ -453,3 +453,39 @@ func TestRecoverDamagedBaseOffset(t *testing.T) {
 		})
 	}
 }
+
+// TestPaddedIndexesAreNotTrusted: a running broker's active segment,
+// copied, has indexes zero-padded to segment.index.bytes. Kafka would read
+// the padding as entries (a max timestamp of 0, KAFKA-10207); the segment
+// drops it, read-only or not, and answers from the real entries.
+func TestPaddedIndexesAreNotTrusted(t *testing.T) {
+	fsys := newMem()
+	cfg := segment.Config{IndexIntervalBytes: 256, MaxIndexSize: 1 << 20}
+	s, err := segment.Create(fsys, "p-0", 0, cfg, &fakeClock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendBatches(t, s, 0, 10, 5000)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"p-0/00000000000000000000.index", "p-0/00000000000000000000.timeindex"} {
+		f, _ := fsys.OpenFile(name, 2, 0)
+		f.Truncate(10 << 20)
+		f.Close()
+	}
+	for _, ro := range []bool{true, false} {
+		s, err := segment.Open(fsys, "p-0", 0, "", cfg, &fakeClock{}, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, off, err := s.MaxTimestampSoFar()
+		if err != nil || ts != 5099 || off != 99 {
+			t.Fatalf("read-only %v: max timestamp %d@%d (%v), want 5099@99", ro, ts, off, err)
+		}
+		if to, ok, err := s.FindOffsetByTimestamp(5042, 0); err != nil || !ok || to.Offset != 42 {
+			t.Fatalf("read-only %v: FindOffsetByTimestamp = %+v %v %v", ro, to, ok, err)
+		}
+		s.CloseHandlers()
+	}
+}

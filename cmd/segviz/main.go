@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Exit codes. They are part of the command's interface.
@@ -68,6 +69,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		usage(stdout)
 		return exitOK
+	}
+	if strings.HasPrefix(name, "-") {
+		// "segviz --addr host:port" is "segviz serve --addr host:port".
+		return runServe(args, stdout, stderr)
 	}
 	for _, c := range commands {
 		if c.name == name {

@@ -142,6 +142,7 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 	if o.wasm {
 		b := web.NewBuilder(stderr)
 		b.Start()
+		defer b.Stop()
 		cfg.WASM = b
 	}
 	srv := &http.Server{

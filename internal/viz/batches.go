@@ -183,7 +183,7 @@ func (s *Session) Scan(q Params) (*ScanJSON, error) {
 		}
 		at := rs.ValidEnd()
 		if e, ok := badCRCEntry(r, t.size, at, err); ok {
-			out.add(&e, w.flags(&e)|FlagCRCInvalid, 0)
+			out.add(&e, w.flags(&e)|FlagCRCInvalid, w.count(&e)) // counted as segviz dump counts it
 			out.Next = at + int64(e.Size())
 			pos = out.Next
 			if out.Next >= limit || int64(len(out.Rows.Position)) >= maxRows {

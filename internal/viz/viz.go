@@ -245,6 +245,9 @@ func (s *Session) Partitions() (*PartitionsJSON, error) {
 		}
 		infos, err := vfs.ReadDir(s.fsys, dir)
 		if err != nil {
+			if depth > 0 {
+				return nil // unreadable, or a link that leaves the root: not ours to show
+			}
 			return err
 		}
 		item := PartitionItem{Dir: dir, Name: s.dirName(dir)}
@@ -268,7 +271,7 @@ func (s *Session) Partitions() (*PartitionsJSON, error) {
 			return nil
 		}
 		for _, d := range subdirs {
-			if err := visit(d, depth+1); err != nil && !errors.Is(err, fs.ErrPermission) {
+			if err := visit(d, depth+1); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -491,5 +492,43 @@ func TestReadAhead(t *testing.T) {
 	}
 	if ra.reads == 0 || len(ra.cache) > 4 {
 		t.Errorf("reads %d, cached blocks %d", ra.reads, len(ra.cache))
+	}
+}
+
+// TestConcurrentCalls runs the page's calls in parallel, as the HTTP
+// server does (go test -race checks the session's locking).
+func TestConcurrentCalls(t *testing.T) {
+	s := demoSession(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := demo.Partition
+			if i%2 == 1 {
+				dir = demo.Damaged
+			}
+			for _, c := range []struct {
+				m string
+				p Params
+			}{
+				{"partition", Params{"dir": dir}},
+				{"scan", Params{"dir": dir, "base": "0", "suffix": map[bool]string{true: ".deleted"}[dir == demo.Partition]}},
+				{"index", Params{"dir": demo.Partition, "base": "967", "kind": "offset", "check": "1"}},
+				{"retention", Params{"dir": dir, "retention.ms": fmt.Sprint(86400000 * (i + 1))}},
+				{"verify", Params{"dir": dir}},
+				{"progress", Params{"dir": dir}},
+			} {
+				if _, err := s.Dispatch(c.m, c.p); err != nil {
+					errs <- fmt.Errorf("%s %v: %w", c.m, c.p, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

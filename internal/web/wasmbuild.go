@@ -46,6 +46,7 @@ type Builder struct {
 	done   chan struct{}
 	err    error
 	log    io.Writer
+	cancel context.CancelFunc
 }
 
 // NewBuilder returns a builder that reports its progress to log (nil:
@@ -58,14 +59,30 @@ func NewBuilder(log io.Writer) *Builder {
 }
 
 // Start builds in the background, unless the cache has the build already.
+// Stop ends a build that is still running.
 func (b *Builder) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
 	go func() {
-		wasm, execJS, status, err := build(b.log)
+		wasm, execJS, status, err := build(ctx, b.log)
 		b.mu.Lock()
 		b.wasm, b.execJS, b.status, b.err = wasm, execJS, status, err
 		b.mu.Unlock()
 		close(b.done)
 	}()
+}
+
+// Stop stops a running build (killing the go command) and waits for it,
+// at most a few seconds, so that no build outlives the server.
+func (b *Builder) Stop() {
+	if b.cancel == nil {
+		return
+	}
+	b.cancel()
+	select {
+	case <-b.done:
+	case <-time.After(5 * time.Second):
+	}
 }
 
 // Status implements WASMSource.
@@ -92,7 +109,7 @@ func (b *Builder) Wait(r *http.Request) (string, string, error) {
 }
 
 // build finds the sources and the go command, and builds unless cached.
-func build(log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
+func build(ctx context.Context, log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
 	fail := func(err error) (string, string, WASMStatus, error) {
 		return "", "", WASMStatus{State: "unavailable", Reason: err.Error()}, err
 	}
@@ -113,7 +130,7 @@ func build(log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
 		return fail(fmt.Errorf("%s env: unexpected output %q", gocmd, env))
 	}
 	goVersion, goroot := strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1])
-	key, err := sourceHash(root, goVersion+"\x00"+os.Getenv("GOFLAGS"))
+	key, err := sourceHash(gocmd, root, goVersion+"\x00"+os.Getenv("GOFLAGS"))
 	if err != nil {
 		return fail(err)
 	}
@@ -140,7 +157,7 @@ func build(log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
 		return fail(err)
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.Command(gocmd, "build", "-trimpath", "-o", filepath.Join(tmp, "segkit.wasm"), "./wasm")
+	cmd := exec.CommandContext(ctx, gocmd, "build", "-trimpath", "-o", filepath.Join(tmp, "segkit.wasm"), "./wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
 	var out bytes.Buffer
@@ -164,6 +181,7 @@ func build(log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
 		}
 	}
 	fmt.Fprintf(log, "segviz: WASM engine built in %s, cached in %s\n", time.Since(start).Round(100*time.Millisecond), dir)
+	prune(cache, key)
 	return ready()
 }
 
@@ -240,33 +258,56 @@ func goCommand() (string, error) {
 }
 
 // sourceHash hashes what the build depends on: go.mod, go.sum and the
-// module's non-test .go files (nested modules, testdata and hidden
-// directories excluded), and extra.
-func sourceHash(root, extra string) (string, error) {
+// non-test .go files of the module's packages that ./wasm imports (asked of
+// go list; all of the module's when that fails), and extra.
+func sourceHash(gocmd, root, extra string) (string, error) {
+	dirs, err := wasmDeps(gocmd, root)
+	if err != nil {
+		dirs = nil // hash the whole module instead
+	}
 	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, name := range []string{"go.mod", "go.sum"} {
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			files = append(files, filepath.Join(root, name))
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
+	}
+	if dirs != nil {
+		for _, d := range dirs {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				return "", err
 			}
-			if p != root {
-				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-					return filepath.SkipDir // another module (interop, e2e)
+			for _, e := range entries {
+				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+					files = append(files, filepath.Join(d, n))
 				}
 			}
+		}
+	} else {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+					return filepath.SkipDir
+				}
+				if p != root {
+					if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+						return filepath.SkipDir // another module (interop, e2e)
+					}
+				}
+				return nil
+			}
+			if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+				files = append(files, p)
+			}
 			return nil
+		})
+		if err != nil {
+			return "", err
 		}
-		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || (p == filepath.Join(root, name) && (name == "go.mod" || name == "go.sum")) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
 	}
 	sort.Strings(files)
 	h := sha256.New()
@@ -281,6 +322,64 @@ func sourceHash(root, extra string) (string, error) {
 		h.Write(data)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
+}
+
+// wasmDeps lists the directories of the module's packages that ./wasm
+// depends on, for GOOS=js.
+func wasmDeps(gocmd, root string) ([]string, error) {
+	cmd := exec.Command(gocmd, "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, d := range strings.Fields(string(out)) {
+		if rel, err := filepath.Rel(root, d); err == nil && !strings.HasPrefix(rel, "..") {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, errors.New("go list found no package")
+	}
+	return dirs, nil
+}
+
+// keepBuilds is how many builds the cache keeps (the newest).
+const keepBuilds = 4
+
+// prune removes all but the newest builds from the cache, and temporary
+// directories of builds that did not finish.
+func prune(cache, keep string) {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	type build struct {
+		name string
+		mod  time.Time
+	}
+	var builds []build
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !e.IsDir() || e.Name() == keep {
+			continue
+		}
+		if strings.Contains(e.Name(), ".tmp-") {
+			if time.Since(info.ModTime()) > time.Hour {
+				os.RemoveAll(filepath.Join(cache, e.Name()))
+			}
+			continue
+		}
+		builds = append(builds, build{e.Name(), info.ModTime()})
+	}
+	sort.Slice(builds, func(i, j int) bool { return builds[i].mod.After(builds[j].mod) })
+	for i, b := range builds {
+		if i >= keepBuilds-1 {
+			os.RemoveAll(filepath.Join(cache, b.name))
+		}
+	}
 }
 
 func cacheDir() (string, error) {

@@ -86,8 +86,13 @@ class App {
       this.source = { kind: "server", name: ps.name, demo: ps.demo, now: ps.now };
       this.serverPartitions = ps.partitions;
       this.setPartitions(ps.partitions, this.server);
-      if (ps.partitions.length) await this.openPartition(ps.partitions[0].dir);
-      else this.showEmpty(`No partition directory under ${ps.name}. Drop a partition's files above.`);
+      const h = new URLSearchParams(location.hash.slice(1));
+      const want = ps.partitions.find((p) => p.dir === h.get("dir")) || ps.partitions[0];
+      if (want) {
+        await this.openPartition(want.dir);
+        if (h.get("seg") !== null && this.findSegment(Number(h.get("seg")), h.get("suffix") || "")) this.selectSegment(Number(h.get("seg")), h.get("suffix") || "");
+        if (h.get("tab")) this.showTab(h.get("tab"));
+      } else this.showEmpty(`No partition directory under ${ps.name}. Drop a partition's files above.`);
     } catch (e) {
       this.showEmpty(`Cannot read the served partitions: ${e.message}`);
     }
@@ -140,6 +145,8 @@ class App {
     dz.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && e.target === dz) $("#folder-input").click();
     });
+    $("#choose-folder").addEventListener("click", () => $("#folder-input").click());
+    $("#choose-files").addEventListener("click", () => $("#files-input").click());
     const tabs = $$("[role=tab]");
     for (const t of tabs) {
       t.addEventListener("click", () => this.showTab(t.id.slice(4)));
@@ -159,15 +166,30 @@ class App {
     }
   }
 
+  // checkWasm says whether dropped files can be opened, following a first
+  // build until it ends.
   async checkWasm() {
-    try {
-      const st = await (await fetch("/wasm/status", { cache: "no-store" })).json();
+    for (let building = false; ; ) {
+      let st;
+      try {
+        st = await (await fetch("/wasm/status", { cache: "no-store" })).json();
+      } catch {
+        return; // the server went away: the next call says so
+      }
       const dz = $("#dropzone");
       dz.dataset.wasm = st.state;
-      if (st.state === "unavailable") this.wasmStatus(`Opening files from your disk needs the WASM engine, which is unavailable: ${st.reason}. The served partitions work without it.`, true);
-      else if (st.state === "building") this.wasmStatus("The WASM engine for dropped files is being built (first run of this version).");
-    } catch {
-      /* the server went away: the next call says so */
+      if (dz.dataset.loaded) return;
+      if (st.state === "unavailable") {
+        this.wasmStatus(`Opening files from your disk needs the WASM engine, which is unavailable: ${st.reason}. The served partitions work without it.`, true);
+        return;
+      }
+      if (st.state === "ready") {
+        if (building) this.wasmStatus("The WASM engine is ready: drop a partition to open it in this page.");
+        return;
+      }
+      building = true;
+      this.wasmStatus("The WASM engine for dropped files is being built with the go command (first run of this version only)…");
+      await new Promise((r) => setTimeout(r, 2000));
     }
   }
 
@@ -322,8 +344,11 @@ class App {
       batches += c.batches;
       records += c.records;
       if (c.done) done++;
-      const bar = $(`#timeline [data-base="${s.baseOffset}"][data-suffix=""] .bar-count`);
-      if (bar) bar.textContent = `${fmtNum(c.batches)} batches · ${fmtNum(c.records)} records${c.done ? "" : "…"}`;
+      const bar = $(`#timeline [data-base="${s.baseOffset}"][data-suffix=""]`);
+      if (bar) {
+        bar.querySelector(".bar-count").textContent = `${fmtNum(c.batches)} batches · ${fmtNum(c.records)} records${c.done ? "" : "…"}`;
+        Object.assign(bar.dataset, { batches: c.batches, records: c.records, counted: String(c.done) });
+      }
     }
     const dd = $("#census");
     if (!dd) return;
@@ -365,7 +390,7 @@ class App {
         label = "✕ deleted";
       } else if (planned.has(s.baseOffset)) {
         status = "expire";
-        label = `⌛ next check deletes (${planned.get(s.baseOffset).reason})`;
+        label = `${s.active ? "● active · " : ""}✂ next check deletes (${planned.get(s.baseOffset).reason})`;
       } else if (s.active) {
         status = "active";
         label = "● active";
@@ -375,7 +400,7 @@ class App {
       const range = s.deletedFiles ? "unreadable" : next > s.baseOffset ? `offsets ${fmtNum(s.baseOffset)}–${fmtNum(next - 1)}` : "empty";
       const ts = s.deletedFiles ? fmtTime(s.lastModified) : `${fmtTime(s.firstTimestamp)} → ${fmtTime(s.largestTimestamp)}`;
       const bar = el("button", {
-        type: "button", class: `seg-bar ${status}${isSel ? " selected" : ""}`,
+        type: "button", class: `seg-bar ${status}${s.active ? " is-active" : ""}${isSel ? " selected" : ""}`,
         dataset: { testid: "segment-bar", base: s.baseOffset, suffix: s.suffix || "", status, plan: planned.has(s.baseOffset) ? "delete" : "keep" },
         "aria-pressed": isSel ? "true" : "false",
         "aria-label": `Segment ${s.baseOffset}${s.suffix ? " (deleted)" : ""}, ${range}, ${fmtBytes(s.size)}${label ? ", " + label : ""}`,
@@ -421,14 +446,28 @@ class App {
       b.setAttribute("aria-pressed", on ? "true" : "false");
     }
     const scan = this.scanFor(seg, true);
+    this.saveHash();
     this.segmentView.setSegment(seg, scan);
     this.plotsView.setSegment(seg, scan);
     this.poke();
     return scan;
   }
 
+  // saveHash keeps the view in the URL (served partitions only).
+  saveHash() {
+    if (this.engine.kind !== "server" || !this.dir) return;
+    const h = new URLSearchParams({ dir: this.dir, tab: this.tab });
+    if (this.selected) {
+      h.set("seg", this.selected.baseOffset);
+      if (this.selected.suffix) h.set("suffix", this.selected.suffix);
+    }
+    history.replaceState(null, "", "#" + h);
+  }
+
   showTab(name) {
+    if (!$(`#tab-${name}`)) return;
     this.tab = name;
+    this.saveHash();
     for (const t of $$("[role=tab]")) {
       const on = t.id === `tab-${name}`;
       t.setAttribute("aria-selected", on ? "true" : "false");
