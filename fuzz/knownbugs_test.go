@@ -28,8 +28,9 @@ var strict = flag.Bool("strict", false, "turn off the workarounds for known engi
 // loadAll → ReadNextOffset with "record size 0 is smaller than the minimum
 // record overhead": the log cannot be opened after a clean shutdown.
 //
-// Workaround: after each clean close, the harness trims a zero tail off
-// the partition's .log files, as Close should have.
+// Workaround: just before the marker is written (by the injector hook of
+// bug 3) and after each clean close, the harness trims a zero tail off the
+// partition's .log files, as Close should have.
 func workaroundPreallocatedClose(tb testing.TB, fsys vfs.FS, dir string, prealloc bool) {
 	tb.Helper()
 	if *strict || !prealloc {
@@ -182,6 +183,10 @@ func (h *harness) workaroundHook(op vfs.Op) {
 	if op.Kind != vfs.OpCreate {
 		return
 	}
+	if strings.Contains(op.Path, checkpoint.CleanShutdownFile) {
+		// Bug 1, for a crash inside Close after the marker is written.
+		workaroundPreallocatedClose(h.t, h.mem, partDir, h.cfg.Preallocate)
+	}
 	if strings.HasSuffix(op.Path, segment.LogSuffix) || strings.Contains(op.Path, checkpoint.CleanShutdownFile) {
 		syncSegmentFiles(h.mem, partDir)
 	}
@@ -316,16 +321,62 @@ func (h *harness) workaroundEpochAfterStartMove(p inspect.Problem) bool {
 // marker is removed and the removal made durable before any write"; the
 // ForceRecovery doc: "removed before the first write").
 //
+// The same holds for the recovery point: a recovery of segments below the
+// checkpointed recovery point (ForceRecovery, a missing index) rewrites
+// them (index Reset zeroes the files) while the durable recovery point
+// still covers them, so a crash in the middle leaves zeroed indexes that
+// the next Open, recovering only from the recovery point, trusts.
+// inspect.Recover's documentation says it "resets the partition's recovery
+// point in the recovery-point checkpoint to 0"; the code passes
+// log.Options.ForceRecovery instead, which does not.
+//
 // Workaround: while Open (or inspect.Recover) runs, the injector hook
-// removes the marker durably just before the first other mutating
-// operation, as the fix would; Open then finds it gone, which it accepts.
+// removes the marker durably just before the first other write to the
+// partition, as the fix would (Open then finds it gone, which it
+// accepts), and during inspect.Recover also sets the partition's entry in
+// the recovery-point checkpoint to 0 first, as its documentation says.
 func (h *harness) workaroundMarkerFirst() {
 	p := logDir + "/" + checkpoint.CleanShutdownFile
-	if _, err := h.mem.Stat(p); err != nil {
+	if _, err := h.mem.Stat(p); err == nil {
+		if err := h.mem.Remove(p); err == nil {
+			vfs.SyncDir(h.mem, logDir)
+			h.tracef("workaround 8: marker removed before the first write of Open")
+		}
+	}
+	if h.forcing {
+		h.forcing = false
+		rp := logDir + "/" + kafkalog.RecoveryPointCheckpoint
+		m, err := checkpoint.ReadOffsets(h.mem, rp)
+		if err != nil {
+			m = map[checkpoint.TopicPartition]int64{}
+		}
+		m[checkpoint.TopicPartition{Topic: "fuzz", Partition: 0}] = 0
+		if err := checkpoint.WriteOffsets(h.mem, rp, m); err != nil {
+			h.fatalf("workaround 8: %v", err)
+		}
+		h.tracef("workaround 8: recovery point checkpoint reset to 0 before inspect.Recover writes")
+	}
+}
+
+// Bug 9: producer snapshots that rebuildProducerState deletes as stale
+// (beyond the log end after a TruncateTo, or at Open) are removed without
+// a directory sync. A crash brings them back, and once the log end passes
+// their offset again, Open loads the newest one as the producer state:
+// state built from batches that were truncated away. A snapshot holding an
+// open transaction of a producer whose batches were truncated pins the
+// last stable offset: read_committed reads return nothing, for good
+// (reproduced: producer 7 opens a transaction at 2, roll (snapshot at 3),
+// TruncateTo(2), five non-transactional records, Flush, crash: LEO = HW =
+// 7, and Read(2, IsolationCommitted) is empty). Kafka's truncateAndReload
+// does not sync the directory either; a sync after the removals fixes it.
+//
+// Workaround: after a TruncateTo and after each Open, the harness syncs
+// the partition directory.
+func (h *harness) workaroundSnapshotRemoval() {
+	if *strict {
 		return
 	}
-	if err := h.mem.Remove(p); err == nil {
-		vfs.SyncDir(h.mem, logDir)
-		h.tracef("workaround 8: marker removed before the first write of Open")
+	if err := vfs.SyncDir(h.mem, partDir); err != nil {
+		h.fatalf("workaround 9: %v", err)
 	}
 }

@@ -130,8 +130,9 @@ type harness struct {
 	// lsoPending is the log start offset the current op may make durable
 	// (a crash inside it may leave that one or the old one).
 	lsoPending int64
-	// opening is set while Open or inspect.Recover runs (bug 8).
-	opening bool
+	// opening is set while Open or inspect.Recover runs, forcing while
+	// inspect.Recover has not written yet (bug 8).
+	opening, forcing bool
 	// epochMayLag is set after a crash inside a move of the log start
 	// offset (bug 6).
 	epochMayLag bool
@@ -233,6 +234,7 @@ func (h *harness) open(expectClean bool) bool {
 		return false
 	}
 	h.l = l
+	h.workaroundSnapshotRemoval()
 	if expectClean {
 		if rep := l.LoadReport(); !rep.CleanShutdown || len(rep.Recovered) != 0 || len(rep.Problems) != 0 {
 			h.fatalf("reopen after a clean close: %+v", rep)
@@ -896,6 +898,7 @@ func (h *harness) truncate(o op) {
 	}
 	h.workaroundTruncateStartOffset(lso)
 	h.workaroundUnsyncedTruncation()
+	h.workaroundSnapshotRemoval()
 	m.batches, m.leo = batches, newLeo
 	if target < leo && target < bases[0] {
 		m.lso = target
@@ -919,9 +922,9 @@ func (h *harness) reopen(o op) {
 	workaroundPreallocatedClose(h.t, h.mem, partDir, h.cfg.Preallocate)
 	h.checkFiles(o.a&1 != 0)
 	if o.a&2 != 0 {
-		h.opening = true
+		h.opening, h.forcing = true, true
 		rep, err := inspect.Recover(h.fsys, partDir, inspect.RecoverOptions{Config: &h.cfg, Clock: h.clk})
-		h.opening = false
+		h.opening, h.forcing = false, false
 		if !h.must("inspect.Recover", err) {
 			return
 		}
@@ -959,9 +962,9 @@ func (h *harness) crashAndRecover(spec *crashSpec) {
 	h.l = nil
 	workaroundIndexPadding(h.t, h.mem, partDir)
 	if spec.inspect {
-		h.opening = true
+		h.opening, h.forcing = true, true
 		_, err := inspect.Recover(h.fsys, partDir, inspect.RecoverOptions{Config: &h.cfg, Clock: h.clk})
-		h.opening = false
+		h.opening, h.forcing = false, false
 		if err != nil {
 			h.fatalf("inspect.Recover of the crash image (%+v): %v", spec.cfg, err)
 		}

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -140,4 +141,21 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) int {
 		return exitUsage
 	}
 	return -1
+}
+
+// report prints a command's report: indented JSON with asJSON, else the
+// text printer's output. It reports false (after saying why on stderr)
+// when the output could not be written.
+func report(stdout, stderr io.Writer, name string, asJSON bool, v any, text func()) bool {
+	if !asJSON {
+		text()
+		return true
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "segviz %s: %v\n", name, err)
+		return false
+	}
+	return true
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,15 +109,8 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "segviz recover: %v\n", err)
 		return exitFailure
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
-			return exitFailure
-		}
-	} else {
-		printRecover(stdout, rep, src)
+	if !report(stdout, stderr, "recover", *jsonOut, rep, func() { printRecover(stdout, rep, src) }) {
+		return exitFailure
 	}
 	if rep.Changed {
 		return exitProblem

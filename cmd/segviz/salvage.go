@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,15 +84,8 @@ func runSalvage(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailure
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "segviz salvage: %v\n", err)
-			return exitFailure
-		}
-	} else {
-		printSalvage(stdout, rep)
+	if !report(stdout, stderr, "salvage", *jsonOut, rep, func() { printSalvage(stdout, rep) }) {
+		return exitFailure
 	}
 	if rep.BytesLost > 0 || len(rep.Dropped) > 0 {
 		return exitProblem

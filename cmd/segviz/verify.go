@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,15 +118,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailure
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "segviz verify: %v\n", err)
-			return exitFailure
-		}
-	} else {
-		printVerify(stdout, rep)
+	if !report(stdout, stderr, "verify", *jsonOut, rep, func() { printVerify(stdout, rep) }) {
+		return exitFailure
 	}
 	if !rep.OK {
 		return exitProblem
