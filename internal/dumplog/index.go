@@ -161,37 +161,14 @@ func (d *indexDump) offsetIndex() error {
 		return err
 	}
 	defer x.Close()
-	pad := x.Padding()
-	d.res.Entries = pad.ValidEntries
-	if d.opt.SanityOnly {
-		d.sanity(x.SanityCheck())
-		d.padding(index.EntrySize, pad)
-		return nil
-	}
-	if x.Entries() == 0 && !d.opt.JSON && !d.opt.VerifyOnly {
-		fmt.Fprintf(d.w, "%s is empty.\n", d.path)
-	}
-	if !d.opt.VerifyOnly {
-		for i := range pad.ValidEntries {
-			e := x.Entry(i)
-			if d.opt.JSON {
-				d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
-			} else {
-				fmt.Fprintf(d.w, "offset: %d position: %d\n", e.Offset, e.Position)
-			}
+	return d.entryIndex(x, index.EntrySize, func(i int) {
+		e := x.Entry(i)
+		if d.opt.JSON {
+			d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
+		} else {
+			fmt.Fprintf(d.w, "offset: %d position: %d\n", e.Offset, e.Position)
 		}
-	}
-	d.padding(index.EntrySize, pad)
-	if !d.opt.Verify {
-		return nil
-	}
-	log, err := d.summarizeLog()
-	if err != nil {
-		return err
-	}
-	d.problems(index.VerifyOffsetIndex(x, log.Entries))
-	d.summary(log)
-	return nil
+	}, func(log *index.LogSummary) []index.Problem { return index.VerifyOffsetIndex(x, log.Entries) })
 }
 
 func (d *indexDump) timeIndex() error {
@@ -200,11 +177,29 @@ func (d *indexDump) timeIndex() error {
 		return err
 	}
 	defer x.Close()
+	return d.entryIndex(x, timeindex.EntrySize, func(i int) {
+		e := x.Entry(i)
+		if d.opt.JSON {
+			d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
+		} else {
+			fmt.Fprintf(d.w, "timestamp: %d offset: %d\n", e.Timestamp, e.Offset)
+		}
+	}, func(log *index.LogSummary) []index.Problem { return timeindex.Verify(x, log.Entries) })
+}
+
+// entryIndex is the dump of an offset or time index: the sanity check
+// alone, or the entries (without the padding, which is reported), then,
+// with Verify, the cross-check against the .log.
+func (d *indexDump) entryIndex(x interface {
+	Padding() index.Padding
+	SanityCheck() error
+	Entries() int
+}, entrySize int, printEntry func(i int), verify func(*index.LogSummary) []index.Problem) error {
 	pad := x.Padding()
 	d.res.Entries = pad.ValidEntries
 	if d.opt.SanityOnly {
 		d.sanity(x.SanityCheck())
-		d.padding(timeindex.EntrySize, pad)
+		d.padding(entrySize, pad)
 		return nil
 	}
 	if x.Entries() == 0 && !d.opt.JSON && !d.opt.VerifyOnly {
@@ -212,15 +207,10 @@ func (d *indexDump) timeIndex() error {
 	}
 	if !d.opt.VerifyOnly {
 		for i := range pad.ValidEntries {
-			e := x.Entry(i)
-			if d.opt.JSON {
-				d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
-			} else {
-				fmt.Fprintf(d.w, "timestamp: %d offset: %d\n", e.Timestamp, e.Offset)
-			}
+			printEntry(i)
 		}
 	}
-	d.padding(timeindex.EntrySize, pad)
+	d.padding(entrySize, pad)
 	if !d.opt.Verify {
 		return nil
 	}
@@ -228,7 +218,7 @@ func (d *indexDump) timeIndex() error {
 	if err != nil {
 		return err
 	}
-	d.problems(timeindex.Verify(x, log.Entries))
+	d.problems(verify(log))
 	d.summary(log)
 	return nil
 }
