@@ -122,11 +122,11 @@ type Padding struct {
 // fsys with entries of entrySize bytes.
 //
 // Existing files are read whole, as Kafka maps them: floor(length/entrySize)
-// entries are trusted (Padding reports zero ones). When writable, a file
-// shorter than roundDown(maxIndexSize, entrySize) is extended to it with
-// zeros (Kafka preallocates new files, and resizes the active segment's
-// index to segment.index.bytes when it loads the log); a longer file is left
-// as it is. maxIndexSize must hold at least one entry when writable, and is
+// entries are trusted (Padding reports zero ones), and keep their length: a
+// rolled segment's trimmed index stays trimmed (the engine resizes the
+// active segment's indexes to segment.index.bytes when it loads the log,
+// as Kafka does). A file this call creates is preallocated to
+// roundDown(maxIndexSize, entrySize) with zeros. maxIndexSize must hold at least one entry when writable, and is
 // ignored otherwise. A read-only open never modifies the file, and a missing
 // file is an error matching fs.ErrNotExist.
 func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writable bool) (*EntryFile, error) {
@@ -138,8 +138,14 @@ func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writab
 	}
 	var f vfs.File
 	var err error
+	created := false
 	if writable {
-		f, err = fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err = fsys.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			created = true
+		} else if errors.Is(err, fs.ErrExist) {
+			f, err = fsys.OpenFile(path, os.O_RDWR, 0o644)
+		}
 	} else {
 		f, err = fsys.Open(path)
 	}
@@ -148,7 +154,7 @@ func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writab
 	}
 	x := &EntryFile{fsys: fsys, f: f, entrySize: entrySize, maxIndexSize: maxIndexSize, writable: writable}
 	x.path.Store(&path)
-	if err := x.load(); err != nil {
+	if err := x.load(created); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -157,7 +163,7 @@ func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writab
 
 // load reads the file and publishes the first view; if writable, it
 // preallocates.
-func (x *EntryFile) load() error {
+func (x *EntryFile) load(created bool) error {
 	st, err := x.f.Stat()
 	if err != nil {
 		return err
@@ -169,7 +175,7 @@ func (x *EntryFile) load() error {
 	}
 	es := int64(x.entrySize)
 	v := &view{data: data, entries: int(length / es), length: length, tail: int(length % es), tailZero: !nonZeroTail}
-	if want := roundDown(int64(x.maxIndexSize), es); x.writable && want > length {
+	if want := roundDown(int64(x.maxIndexSize), es); created && want > length {
 		if err := x.f.Truncate(want); err != nil {
 			return err
 		}
@@ -290,6 +296,9 @@ func (x *EntryFile) Padding() Padding {
 	p.Untrimmed = valid < v.entries
 	return p
 }
+
+// Closed reports whether Close or Delete was called.
+func (x *EntryFile) Closed() bool { return x.f == nil }
 
 // check returns the error for a mutating call on a read-only or closed file.
 func (x *EntryFile) check() error {

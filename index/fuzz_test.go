@@ -202,12 +202,22 @@ func FuzzOffsetIndexOps(f *testing.F) {
 				if x, err = index.OpenOffsetIndex(fsys, "f.index", base, maxSize, true); err != nil {
 					t.Fatal(err)
 				}
+				// An existing file keeps its length; the engine gives the
+				// active segment's index its preallocated size back.
+				if _, err := x.Resize(maxSize); err != nil {
+					t.Fatal(err)
+				}
 				m.length = max(int64(m.entries()*8), int64(maxSize/8*8))
 			case opReopenUntrimmed:
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
 				if x, err = index.OpenOffsetIndex(fsys, "f.index", base, maxSize, true); err != nil {
+					t.Fatal(err)
+				}
+				// An existing file keeps its length; the engine gives the
+				// active segment's index its preallocated size back.
+				if _, err := x.Resize(maxSize); err != nil {
 					t.Fatal(err)
 				}
 				// Kafka trusts every slot the file had when it was opened

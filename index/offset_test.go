@@ -61,8 +61,8 @@ func TestOpenErrors(t *testing.T) {
 }
 
 // TestOpenExisting checks that an existing file is trusted as Kafka trusts
-// it, resized only when writable and shorter than the maximum, and never
-// modified read-only.
+// it, keeps its length (only a file the open creates is preallocated), and
+// is never modified read-only.
 func TestOpenExisting(t *testing.T) {
 	data := encode(t, 100, index.Entry{Offset: 105, Position: 4200}, index.Entry{Offset: 110, Position: 9000})
 	for _, tt := range []struct {
@@ -75,7 +75,7 @@ func TestOpenExisting(t *testing.T) {
 	}{
 		{"read_only", data, -1, false, 16, 2},
 		{"read_only_partial", append(slices.Clone(data), 1, 2, 3), -1, false, 19, 2},
-		{"writable_grows", data, 64, true, 64, 2},
+		{"writable_keeps_length", data, 64, true, 16, 2},
 		{"writable_longer_kept", data, 8, true, 16, 2},
 		{"writable_same", data, 16, true, 16, 2},
 	} {
@@ -467,6 +467,9 @@ func TestAppendAfterPadding(t *testing.T) {
 	if x.Entries() != 3 || x.LastOffset() != 0 {
 		t.Fatalf("entries %d last %d", x.Entries(), x.LastOffset())
 	}
+	if _, err := x.Resize(64); err != nil { // the active segment's room back
+		t.Fatal(err)
+	}
 	if err := x.Append(15, 9000); err != nil {
 		t.Fatal(err)
 	}
@@ -606,6 +609,12 @@ func TestCloseReopen(t *testing.T) {
 	}
 	rw := openOffset(t, fsys, "x.index", 500, index.DefaultMaxIndexSize, true)
 	defer rw.Close()
+	if !rw.IsFull() || rw.Length() != 24 {
+		t.Fatalf("a trimmed index reopened writable: length %d, full %v; want 24, full (as a rolled segment's)", rw.Length(), rw.IsFull())
+	}
+	if _, err := rw.Resize(index.DefaultMaxIndexSize); err != nil {
+		t.Fatal(err)
+	}
 	if got := entries(rw); !slices.Equal(got, want) || rw.Length() != 10<<20 || rw.IsFull() {
 		t.Fatalf("reopened writable: %v, length %d", got, rw.Length())
 	}

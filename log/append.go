@@ -304,10 +304,15 @@ func (l *Log) rollLocked(expectedNextOffset int64) error {
 		if err := active.OnBecomeInactive(); err != nil {
 			return l.fail(err)
 		}
-		// The old segment is flushed before the new one exists: a new
-		// segment on disk then always follows complete data, so a crash
-		// can never leave a hole between segments that recovery would
-		// not see. (Kafka flushes it asynchronously just after.)
+		// The old segment is flushed before the new one exists — whatever
+		// the recovery point says, since OnBecomeInactive has just changed
+		// its files: a new segment on disk then always follows complete
+		// data, so a crash can never leave a hole between segments that
+		// recovery would not see. (Kafka flushes it asynchronously just
+		// after.)
+		if err := active.Flush(); err != nil {
+			return l.fail(err)
+		}
 		if err := l.flushLocked(newBase); err != nil {
 			return err
 		}

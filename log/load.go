@@ -124,8 +124,22 @@ func (l *Log) loadAll() error {
 		clean = false
 	}
 	l.load.RecoveryPoint = recoveryPoint
+	if !l.opt.ReadOnly && l.load.CleanShutdown {
+		// From the first write on, the directory is no longer cleanly shut
+		// down (C9): the marker goes, durably, before anything else is
+		// touched — recovery included — so that a crash during Open never
+		// leaves half-written files under a marker that says to trust them.
+		if err := checkpoint.RemoveCleanShutdown(l.fsys, l.parentDir()); err != nil {
+			return err
+		}
+	}
 	if l.opt.ForceRecovery {
 		clean, recoveryPoint = false, 0
+		// Likewise the recovery point: segments below it are about to be
+		// rewritten, so a crash must make the next Open recover them too.
+		if err := l.lowerRecoveryPoint(0); err != nil {
+			return err
+		}
 	}
 	checkpointedStart := int64(0)
 	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), LogStartOffsetCheckpoint)); err == nil {
@@ -200,15 +214,24 @@ func (l *Log) loadAll() error {
 	if err := l.segs[len(l.segs)-1].ResizeIndexes(int(l.cfg.SegmentIndexBytes)); err != nil {
 		return err
 	}
-	// From here on the directory is being written: it is no longer cleanly
-	// shut down (C9). The marker is removed and the removal made durable
-	// before any write.
-	if l.load.CleanShutdown {
-		if err := checkpoint.RemoveCleanShutdown(l.fsys, l.parentDir()); err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// lowerRecoveryPoint lowers this partition's entry in the log directory's
+// recovery-point checkpoint to offset, durably, if it is above it: done
+// before rewriting segments below the checkpointed point, so that a crash
+// in the middle makes the next Open recover them again.
+func (l *Log) lowerRecoveryPoint(offset int64) error {
+	p := path.Join(l.parentDir(), RecoveryPointCheckpoint)
+	m, err := checkpoint.ReadOffsets(l.fsys, p)
+	if err != nil {
+		return nil // none, or corrupt: recovery starts from 0 anyway
+	}
+	if rp, ok := m[l.tp]; !ok || rp <= offset {
+		return nil
+	}
+	m[l.tp] = offset
+	return checkpoint.WriteOffsets(l.fsys, p, m)
 }
 
 // dirEntry is a file of the partition directory, parsed.
@@ -329,12 +352,18 @@ func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
 		}
 		if !hasIndex[b] {
 			// LogSegment.sanityCheck's NoSuchFileException: recover.
+			if err := l.lowerRecoveryPoint(b); err != nil {
+				return err
+			}
 			if err := l.recoverSegment(s, "missing index"); err != nil {
 				return err
 			}
 			continue
 		}
 		if err := s.SanityCheck(!hasTimeIndex[b]); err != nil {
+			if err := l.lowerRecoveryPoint(b); err != nil {
+				return err
+			}
 			if err := l.recoverSegment(s, fmt.Sprintf("sanity check: %v", err)); err != nil {
 				return err
 			}
@@ -539,12 +568,22 @@ func (l *Log) rebuildProducerState() error {
 	if err != nil {
 		return err
 	}
+	removed := false
+	defer func() {
+		// Removals are made durable, or a crash would bring back a
+		// stale snapshot that a later Open loads (state built from
+		// batches that were truncated away).
+		if removed && !l.opt.ReadOnly {
+			vfs.SyncDir(l.fsys, l.dir)
+		}
+	}()
 	for i := len(snaps) - 1; i >= 0; i-- {
 		if snaps[i] > l.nextOffset {
 			// A snapshot beyond the log end is stale (truncated log).
 			if err := l.fsys.Remove(segment.Path(l.dir, snaps[i], segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
+			removed = true
 			continue
 		}
 		entries, err := producer.ReadSnapshot(l.fsys, l.dir, snaps[i])
@@ -554,6 +593,7 @@ func (l *Log) rebuildProducerState() error {
 			if err := l.fsys.Remove(segment.Path(l.dir, snaps[i], segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
+			removed = true
 			continue
 		}
 		ps.Load(entries, snaps[i])

@@ -57,10 +57,23 @@ func (l *Log) TruncateTo(offset int64) error {
 			return l.fail(err)
 		}
 	}
+	// The truncation is made durable before anything that depends on it
+	// (the leader epochs, the log start offset): a crash must not bring
+	// the removed batches back under a checkpoint that no longer
+	// describes them. (Kafka does not flush here; its followers
+	// re-truncate from the leader.)
+	if err := active.Flush(); err != nil {
+		return l.fail(err)
+	}
 	l.nextOffset = next
 	l.recoveryPoint = min(l.recoveryPoint, next)
 	l.highWatermark = min(l.highWatermark, next)
-	l.logStartOffset = min(l.logStartOffset, next)
+	if next < l.logStartOffset {
+		l.logStartOffset = next
+		if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, next); err != nil {
+			return l.fail(err)
+		}
+	}
 	return l.afterTruncation()
 }
 
@@ -94,6 +107,11 @@ func (l *Log) truncateFullyAndStartAt(offset int64) error {
 		return l.fail(err)
 	}
 	l.nextOffset, l.logStartOffset, l.recoveryPoint, l.highWatermark = offset, offset, offset, offset
+	// The new start offset is durable with the new segment: a reopen must
+	// not take an older, higher one from the checkpoint.
+	if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, offset); err != nil {
+		return l.fail(err)
+	}
 	l.epochs.Clear()
 	snaps, err := producer.ListSnapshots(l.fsys, l.dir)
 	if err != nil {
@@ -101,6 +119,11 @@ func (l *Log) truncateFullyAndStartAt(offset int64) error {
 	}
 	for _, off := range snaps {
 		if err := l.fsys.Remove(segment.Path(l.dir, off, segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return l.fail(err)
+		}
+	}
+	if len(snaps) > 0 {
+		if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
 			return l.fail(err)
 		}
 	}
@@ -208,11 +231,14 @@ func (l *Log) IncrementLogStartOffset(offset int64) error {
 func (l *Log) setLogStartOffset(offset int64) error {
 	l.logStartOffset = offset
 	l.recoveryPoint = max(l.recoveryPoint, offset)
-	l.epochs.TruncateFromStart(offset)
-	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+	// The start offset is checkpointed before the epochs lose the entries
+	// below it: a crash in between then leaves the new start offset with
+	// spare epoch entries below it, never the old one without them.
+	if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, offset); err != nil {
 		return l.fail(err)
 	}
-	if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, offset); err != nil {
+	l.epochs.TruncateFromStart(offset)
+	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
 		return l.fail(err)
 	}
 	return nil
@@ -224,6 +250,7 @@ func (l *Log) deleteSnapshotsBelow(offset int64) error {
 	if err != nil {
 		return err
 	}
+	removed := false
 	for _, off := range snaps {
 		if off >= offset {
 			break
@@ -231,6 +258,10 @@ func (l *Log) deleteSnapshotsBelow(offset int64) error {
 		if err := l.fsys.Remove(segment.Path(l.dir, off, segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		removed = true
+	}
+	if removed {
+		return vfs.SyncDir(l.fsys, l.dir)
 	}
 	return nil
 }

@@ -443,13 +443,13 @@ func (s *Segment) TruncateTo(offset int64) (int64, error) {
 		s.hasRollingTs = false
 	}
 	s.bytesSinceLastIndex = 0
-	if err := s.readMaxTimestamp(); err != nil {
+	// The max timestamp is recomputed from what is left: the time index's
+	// last entry and the batches after it. (Kafka does this only when the
+	// max timestamp was already known to be set; read lazily from a time
+	// index the truncation emptied, it would stay -1 while the batches
+	// before the first entry carry timestamps.)
+	if err := s.readLargestTimestamp(); err != nil {
 		return truncated, err
-	}
-	if s.maxTs >= 0 {
-		if err := s.readLargestTimestamp(); err != nil {
-			return truncated, err
-		}
 	}
 	return truncated, nil
 }

@@ -732,6 +732,43 @@ func (s *Segment) Flush() error {
 	if s.readOnly {
 		return nil
 	}
+	if s.log == nil {
+		return errClosed
+	}
+	return s.syncFiles()
+}
+
+// Close writes the final time index entry if timestamps were loaded,
+// trims the indexes and closes every file. The segment is unusable after.
+func (s *Segment) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	if !s.readOnly && s.failed == nil && s.log != nil {
+		if s.tsKnown && s.timeIdx != nil {
+			errs = append(errs, s.timeIdx.MaybeAppend(s.maxTs, s.offsetOfMaxTs, true))
+		}
+		if s.offIdx != nil {
+			errs = append(errs, s.offIdx.TrimToValidSize())
+		}
+		if s.timeIdx != nil {
+			errs = append(errs, s.timeIdx.TrimToValidSize())
+		}
+		// A preallocated .log is cut to its data, as Kafka's
+		// FileRecords.close trims it: a zero tail left behind a clean
+		// shutdown would be read as data.
+		errs = append(errs, s.trimLog())
+		// What Close changed is made durable before the caller (Log.Close)
+		// writes the clean-shutdown marker that tells the next Open to
+		// trust these files.
+		errs = append(errs, s.syncFiles())
+	}
+	errs = append(errs, s.closeFiles())
+	return errors.Join(errs...)
+}
+
+// syncFiles syncs the .log, then the open indexes. Caller holds s.mu.
+func (s *Segment) syncFiles() error {
 	if err := s.log.Sync(); err != nil {
 		return fmt.Errorf("%s: sync: %w", s.LogPath(), err)
 	}
@@ -751,27 +788,6 @@ func (s *Segment) Flush() error {
 		}
 	}
 	return nil
-}
-
-// Close writes the final time index entry if timestamps were loaded,
-// trims the indexes and closes every file. The segment is unusable after.
-func (s *Segment) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var errs []error
-	if !s.readOnly && s.failed == nil {
-		if s.tsKnown && s.timeIdx != nil {
-			errs = append(errs, s.timeIdx.MaybeAppend(s.maxTs, s.offsetOfMaxTs, true))
-		}
-		if s.offIdx != nil {
-			errs = append(errs, s.offIdx.TrimToValidSize())
-		}
-		if s.timeIdx != nil {
-			errs = append(errs, s.timeIdx.TrimToValidSize())
-		}
-	}
-	errs = append(errs, s.closeFiles())
-	return errors.Join(errs...)
 }
 
 // CloseHandlers closes the files without writing anything, for a segment

@@ -176,12 +176,22 @@ func FuzzTimeIndexOps(f *testing.F) {
 				if x, err = timeindex.OpenTimeIndex(fsys, "f.timeindex", base, maxSize, true); err != nil {
 					t.Fatal(err)
 				}
+				// An existing file keeps its length; the engine gives the
+				// active segment's index its preallocated size back.
+				if _, err := x.Resize(maxSize); err != nil {
+					t.Fatal(err)
+				}
 				m.length = max(int64(m.entries()*12), int64(maxSize/12*12))
 			case opReopenUntrimmed:
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
 				if x, err = timeindex.OpenTimeIndex(fsys, "f.timeindex", base, maxSize, true); err != nil {
+					t.Fatal(err)
+				}
+				// An existing file keeps its length; the engine gives the
+				// active segment's index its preallocated size back.
+				if _, err := x.Resize(maxSize); err != nil {
 					t.Fatal(err)
 				}
 				m.padding = int(m.length/12) - len(m.es)

@@ -212,6 +212,9 @@ func (x *TimeIndex) MaybeAppend(ts, offset int64, skipFullCheck bool) error {
 	if !x.f.Writable() {
 		return fmt.Errorf("%s: %w", x.Path(), ErrReadOnly)
 	}
+	if x.f.Closed() {
+		return fmt.Errorf("%s: %w", x.Path(), ErrClosed)
+	}
 	if !skipFullCheck && v.Entries >= v.MaxEntries-1 {
 		return fmt.Errorf("%s: %w: %d entries (append of timestamp %d)", x.Path(), ErrIndexFull, v.Entries, ts)
 	}
