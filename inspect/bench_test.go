@@ -87,7 +87,7 @@ func BenchmarkFindEntry(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok, err := inspect.FindEntry(r, int64(len(data)), 0); ok || err != nil {
+		if _, ok, err := record.FindEntry(r, int64(len(data)), 0); ok || err != nil {
 			b.Fatal(ok, err)
 		}
 	}

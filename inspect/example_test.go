@@ -94,13 +94,13 @@ func ExampleSalvage() {
 	// kept 4 batches, 12 records; missing offsets [6-8]
 }
 
-func ExampleFindEntry() {
+func Example_findEntry() {
 	fsys := examplePartition()
 	f, _ := fsys.Open("/logs/orders-0/00000000000000000000.log")
 	defer f.Close()
 	st, _ := f.Stat()
 	// From inside the first batch, the next batch starts at 118.
-	pos, ok, err := inspect.FindEntry(f, st.Size(), 1)
+	pos, ok, err := record.FindEntry(f, st.Size(), 1)
 	fmt.Println(pos, ok, err)
 	// Output:
 	// 118 true <nil>

@@ -339,7 +339,7 @@ func TestFindEntry(t *testing.T) {
 	b := f.read(t, seg0+".log")
 	pos, _ := batches(t, b)
 	for from, want := range map[int64]int64{0: 0, 1: int64(pos[1]), int64(pos[1]): int64(pos[1]), int64(pos[2]) + 1: -1} {
-		got, ok, err := inspect.FindEntry(bytes.NewReader(b), int64(len(b)), from)
+		got, ok, err := record.FindEntry(bytes.NewReader(b), int64(len(b)), from)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +352,7 @@ func TestFindEntry(t *testing.T) {
 	}
 	// Garbage before a batch: found past it.
 	junk := append(bytes.Repeat([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 2}, 100), b...)
-	if got, ok, _ := inspect.FindEntry(bytes.NewReader(junk), int64(len(junk)), 0); !ok || got != 1700 {
+	if got, ok, _ := record.FindEntry(bytes.NewReader(junk), int64(len(junk)), 0); !ok || got != 1700 {
 		t.Errorf("after junk: %d %v, want 1700", got, ok)
 	}
 }

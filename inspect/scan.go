@@ -3,216 +3,14 @@ package inspect
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/record"
 )
 
-// resyncWindow is how much of a file FindEntry reads at a time while it
-// looks for the next entry.
+// resyncWindow is how much of a file zeroRun reads at a time.
 const resyncWindow = 64 << 10
-
-// FindEntry returns the position of the first entry at or after from, in
-// the segment file r of size bytes, whose header is plausible and whose
-// checksum verifies (record.ReadBatch for magic 2, record.ReadLegacyMessage
-// for magic 0 and 1): where reading can resume after a damaged region. It
-// reports false when no such entry starts before the end of the file.
-//
-// Each candidate position is first checked cheaply — a non-negative offset,
-// a magic of 0, 1 or 2, a length at least that magic's overhead that stays
-// within the file, and for magic 2 a known codec — and only then is the
-// whole entry read and its CRC computed, so that scanning garbage or zeros
-// costs a few comparisons per byte. Only read errors are returned.
-//
-// An entry embedded in a record's value (a serialised batch stored as
-// data) is found like any other: callers that keep what FindEntry finds
-// check that offsets increase.
-func FindEntry(r io.ReaderAt, size, from int64) (int64, bool, error) {
-	var f finder
-	return f.find(r, size, from)
-}
-
-// finder holds the buffers of FindEntry between calls.
-type finder struct {
-	win     []byte
-	chunk   []byte
-	scratch []byte
-}
-
-func (f *finder) find(r io.ReaderAt, size, from int64) (int64, bool, error) {
-	if from < 0 {
-		from = 0
-	}
-	if cap(f.win) < resyncWindow+record.RecordBatchOverhead {
-		f.win = make([]byte, resyncWindow+record.RecordBatchOverhead)
-	}
-	for start := from; start+record.LogOverhead+record.MinLegacyEntrySize <= size; start += resyncWindow {
-		// Read the window plus a header's worth, so that every candidate
-		// in the window has its header in the buffer when the file does.
-		n := min(int64(len(f.win[:cap(f.win)])), size-start)
-		win := f.win[:n]
-		if _, err := readFull(r, win, start); err != nil {
-			return 0, false, err
-		}
-		limit := min(int64(resyncWindow), n)
-		for i := int64(0); i < limit; i++ {
-			c := win[i:]
-			if len(c) < record.HeaderSizeUpToMagic {
-				break
-			}
-			need, ok := plausible(c, size-(start+i))
-			if !ok {
-				continue
-			}
-			if int64(len(c)) >= need {
-				if validHeader(c[:need]) {
-					return start + i, true, nil
-				}
-				continue
-			}
-			// The entry runs past the window: check its checksum
-			// reading it in bounded chunks before reading it whole, so
-			// that a garbage length costs no allocation.
-			ok, err := f.crcMatches(r, start+i, need, c)
-			if err != nil {
-				return 0, false, err
-			}
-			if !ok {
-				continue
-			}
-			if int64(cap(f.scratch)) < need {
-				f.scratch = make([]byte, need)
-			}
-			entry := f.scratch[:need]
-			if _, err := readFull(r, entry, start+i); err != nil {
-				return 0, false, err
-			}
-			if validHeader(entry) {
-				return start + i, true, nil
-			}
-		}
-	}
-	return 0, false, nil
-}
-
-// crcMatches reports whether the checksum stored in the header hdr of the
-// entry of size bytes at at of r matches its bytes, reading them in
-// chunks.
-func (f *finder) crcMatches(r io.ReaderAt, at, size int64, hdr []byte) (bool, error) {
-	if cap(f.chunk) < resyncWindow {
-		f.chunk = make([]byte, resyncWindow)
-	}
-	v2 := int8(hdr[record.MagicOffset]) == record.MagicV2
-	var stored uint32
-	from := at + record.AttributesOffset // v2: CRC-32C of [21, end)
-	if v2 {
-		stored = format.Uint32(hdr[record.CRCOffset:])
-	} else {
-		stored = format.Uint32(hdr[record.LogOverhead:]) // legacy: CRC-32 of [magic, end)
-		from = at + record.MagicOffset
-	}
-	var crc uint32
-	for pos := from; pos < at+size; {
-		buf := f.chunk[:min(int64(resyncWindow), at+size-pos)]
-		if _, err := readFull(r, buf, pos); err != nil {
-			return false, err
-		}
-		if v2 {
-			crc = format.UpdateCRC32C(crc, buf)
-		} else {
-			crc = crc32.Update(crc, crc32.IEEETable, buf)
-		}
-		pos += int64(len(buf))
-	}
-	return crc == stored, nil
-}
-
-// plausible reports whether b (at least HeaderSizeUpToMagic bytes, with
-// left bytes of the file from its first byte) can start an entry, and its
-// size if so. It looks only at the bytes b holds: the fields a header
-// must have right before its checksum is worth computing.
-func plausible(b []byte, left int64) (int64, bool) {
-	if b[0]&0x80 != 0 { // a negative offset
-		return 0, false
-	}
-	magic := int8(b[record.MagicOffset])
-	length := int64(format.Int32(b[record.LengthOffset:]))
-	var least int64
-	switch magic {
-	case record.MagicV2:
-		least = record.RecordBatchOverhead - record.LogOverhead
-	case record.MagicV1:
-		least = record.RecordOverheadV1
-	case record.MagicV0:
-		least = record.RecordOverheadV0
-	default:
-		return 0, false
-	}
-	if length < least || record.LogOverhead+length > left || length > int64(record.MaxBatchSize) {
-		return 0, false
-	}
-	size := record.LogOverhead + length
-	if magic == record.MagicV2 {
-		if len(b) >= record.RecordBatchOverhead {
-			codec := b[record.AttributesOffset+1] & 0x07
-			lastDelta := format.Int32(b[record.LastOffsetDeltaOffset:])
-			count := format.Int32(b[record.RecordsCountOffset:])
-			if codec > 4 || lastDelta < 0 || count < 0 || count-1 > lastDelta {
-				return 0, false
-			}
-			// Sentinels are -1; nothing below is ever written.
-			if format.Int32(b[record.PartitionLeaderEpochOffset:]) < -1 || format.Int64(b[record.ProducerIDOffset:]) < -1 ||
-				format.Int16(b[record.ProducerEpochOffset:]) < -1 || format.Int32(b[record.BaseSequenceOffset:]) < -1 {
-				return 0, false
-			}
-			// An uncompressed record takes at least 7 bytes.
-			if codec == 0 && int64(count)*7 > length-(record.RecordBatchOverhead-record.LogOverhead) {
-				return 0, false
-			}
-		}
-		return size, true
-	}
-	// A legacy message: its key and value lengths must fill it exactly.
-	keyAt := int64(record.LogOverhead + 6)
-	if magic == record.MagicV1 {
-		keyAt += 8
-	}
-	const attrAt = record.LogOverhead + 5 // after crc and magic
-	if len(b) > attrAt && b[attrAt]&0x07 > 4 {
-		return 0, false
-	}
-	if int64(len(b)) < keyAt+4 {
-		return size, true
-	}
-	kl := int64(format.Int32(b[keyAt:]))
-	if kl < -1 || keyAt+4+max(kl, 0)+4 > size {
-		return 0, false
-	}
-	valAt := keyAt + 4 + max(kl, 0)
-	if int64(len(b)) < valAt+4 {
-		return size, true
-	}
-	vl := int64(format.Int32(b[valAt:]))
-	if vl < -1 || valAt+4+max(vl, 0) != size {
-		return 0, false
-	}
-	return size, true
-}
-
-// validHeader reports whether entry is exactly one entry whose header and
-// checksum are valid.
-func validHeader(entry []byte) bool {
-	var rest []byte
-	var err error
-	if int8(entry[record.MagicOffset]) == record.MagicV2 {
-		_, rest, err = record.ReadBatch(entry)
-	} else {
-		_, rest, err = record.ReadLegacyMessage(entry)
-	}
-	return err == nil && len(rest) == 0
-}
 
 // readFull reads len(p) bytes at off: an io.ReaderAt may return io.EOF
 // with a full read.
@@ -251,7 +49,9 @@ type damage struct {
 // validate records if they need to.
 type walker struct {
 	rs record.ReaderScanner
-	f  finder
+	f  record.Finder
+	// scratch is zeroRun's read buffer.
+	scratch []byte
 }
 
 // walk calls entry for each valid entry of r, in file order, and hurt for
@@ -279,7 +79,7 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 		if err == nil {
 			d.Tail, _, _ = w.rs.Tail()
 		}
-		next, ok, ferr := w.f.find(r, size, at+1)
+		next, ok, ferr := w.f.Find(r, size, at+1)
 		if ferr != nil {
 			return ferr
 		}
@@ -301,11 +101,11 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 // zeroRun returns the length of the run of zero bytes at the start of
 // [start, end) of r.
 func (w *walker) zeroRun(r io.ReaderAt, start, end int64) (int64, error) {
-	if cap(w.f.scratch) < resyncWindow {
-		w.f.scratch = make([]byte, resyncWindow)
+	if cap(w.scratch) < resyncWindow {
+		w.scratch = make([]byte, resyncWindow)
 	}
 	for at := start; at < end; {
-		buf := w.f.scratch[:min(int64(resyncWindow), end-at)]
+		buf := w.scratch[:min(int64(resyncWindow), end-at)]
 		if _, err := readFull(r, buf, at); err != nil {
 			return 0, err
 		}

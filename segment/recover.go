@@ -295,5 +295,19 @@ func (s *Segment) validPrefix(fileSize int64) (int64, error, record.TailKind, er
 		return end, err, record.TailNone, nil
 	}
 	tail, _, _ := rs.Tail()
+	if tail != record.TailNone {
+		// A partial entry or zeros are a torn write only if nothing valid
+		// follows: a valid entry further on means these bytes are damage
+		// (a zeroed block, a broken length) in the middle of the data.
+		// The cut is the same; the report is not.
+		q, found, err := record.FindEntry(s.log, fileSize, end+1)
+		if err != nil {
+			return 0, nil, record.TailNone, err
+		}
+		if found {
+			return end, format.Corruptf(s.LogPath(), end, format.ErrInvalid,
+				"no valid entry here (it reads as %v), yet a valid entry starts at %d: damage, not a torn write", tail, q), record.TailNone, nil
+		}
+	}
 	return end, nil, tail, nil
 }
