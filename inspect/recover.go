@@ -177,11 +177,6 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 				seg.LostRecords += e.records
 				seg.LostOffsets.Last = max(seg.LostOffsets.Last, e.last)
 			}
-			if r.Reason == nil && seg.LostEntries > 0 {
-				// The engine stops at a zero header or an overlong length
-				// as at a torn tail; valid entries after it make it damage.
-				seg.Reason = fmt.Sprintf("no valid entry at %d (the engine reports a %s), yet valid entries follow: damage, not a torn write", r.ValidBytes, r.Tail)
-			}
 		}
 		rep.Segments = append(rep.Segments, seg)
 	}
