@@ -18,6 +18,7 @@ FUZZTIME=${FUZZTIME:-4s}
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 step() { printf '\n=== %s (%ss)\n' "$*" "$SECONDS"; }
+count_files() { if [ -d "$1" ]; then ls "$1" | wc -l; else echo 0; fi; }
 need() {
   if ! command -v "$1" >/dev/null 2>&1; then
     if [ "${CI:-}" = true ]; then echo "missing $1 (required under CI=true)"; exit 1; fi
@@ -59,12 +60,14 @@ if [ -z "${SKIP_FUZZ:-}" ]; then
     dir=$(go list -f '{{.Dir}}' "$pkg")
     for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
       for attempt in 1 2; do
-        before=$(ls "$dir/testdata/fuzz/$target" 2>/dev/null | wc -l)
+        before=$(count_files "$dir/testdata/fuzz/$target")
         if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" -parallel=2 "$pkg" >"$root/.fuzz.log" 2>&1; then
-          printf '%-60s %s\n' "$pkg $target" "$(grep -Eo 'execs: [0-9]+ \([0-9]+/sec\)' "$root/.fuzz.log" | tail -n 1)"
+          execs=$(grep -Eo 'execs: [0-9]+' "$root/.fuzz.log" | tail -n 1)
+          rate=$(grep -Eo '\([0-9]+/sec\)' "$root/.fuzz.log" | tr -dc '0-9\n' | sort -n | tail -n 1)
+          printf '%-60s %s (%s/sec)\n' "$pkg $target" "$execs" "$rate"
           break
         fi
-        after=$(ls "$dir/testdata/fuzz/$target" 2>/dev/null | wc -l)
+        after=$(count_files "$dir/testdata/fuzz/$target")
         # A failure that wrote no crasher is the fuzzing engine's own
         # hiccup (go.dev/issue/75804: "context deadline exceeded"): retry.
         if [ "$after" -gt "$before" ] || [ "$attempt" = 2 ]; then
