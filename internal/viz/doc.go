@@ -1,0 +1,19 @@
+// Package viz is the engine behind segviz's visualiser: it answers the
+// page's questions about the partitions of a filesystem (their segments,
+// batches, records, index entries, verification findings and retention
+// plans) as plain values that marshal to the JSON the page reads.
+//
+// The same code serves both of the page's data paths: natively, behind the
+// HTTP API of `segviz serve` (package web), and in the browser, behind the
+// WASM bridge (package wasm), over the files a user dropped on the page.
+// Both call Dispatch with a method name and string parameters, so that a
+// method answers the same whichever path asked.
+//
+// Every method is bounded in time and memory by its parameters: batches,
+// records and index entries come in pages, the partition overview reads
+// segment headers and indexes only, and nothing decodes a whole segment
+// except verification, which works one segment at a time.
+//
+// A Session is safe for concurrent use. It opens each partition read-only
+// (log.Options.ReadOnly) and never writes to its filesystem.
+package viz
