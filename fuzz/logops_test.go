@@ -37,12 +37,10 @@ type clock struct{ ms int64 }
 
 func (c *clock) Now() time.Time { return time.UnixMilli(c.ms) }
 
-// armed is an Injector that the harness arms for one operation. hook, if
-// set, sees every operation first (the workaround of bug 3).
+// armed is an Injector that the harness arms for one operation.
 type armed struct {
-	mu   sync.Mutex
-	inj  vfs.Injector
-	hook func(vfs.Op)
+	mu  sync.Mutex
+	inj vfs.Injector
 }
 
 func (a *armed) MaybeError(op vfs.Op) error {
@@ -53,9 +51,6 @@ func (a *armed) MaybeError(op vfs.Op) error {
 		if err := inj.MaybeError(op); err != nil {
 			return err
 		}
-	}
-	if a.hook != nil {
-		a.hook(op)
 	}
 	return nil
 }
@@ -130,12 +125,9 @@ type harness struct {
 	// lsoPending is the log start offset the current op may make durable
 	// (a crash inside it may leave that one or the old one).
 	lsoPending int64
-	// opening is set while Open or inspect.Recover runs, forcing while
-	// inspect.Recover has not written yet (bug 8).
-	opening, forcing bool
-	// epochMayLag is set after a crash inside a move of the log start
-	// offset (bug 6).
-	epochMayLag bool
+	// lsoFloor is the lowest log start offset the current op may leave
+	// (only a truncation lowers it).
+	lsoFloor int64
 
 	// crash armed for the next op (opCrash with bit 2 of a)
 	pending *crashSpec
@@ -171,7 +163,6 @@ func runLogOps(t testing.TB, data []byte) logOpsStats {
 	clk := &clock{ms: baseTime}
 	h := &harness{t: t, prog: p, cfg: cfg, clk: clk, inj: &armed{}, m: newModel(), seq: map[int64]int32{}, idxOK: map[*segment.Segment]int64{}}
 	h.mem = vfs.NewMem(vfs.WithClock(clk.Now))
-	h.inj.hook = h.workaroundHook
 	h.fsys = vfs.WithFaults(h.mem, h.inj)
 	h.fsys.SetLogLimit(0)
 	h.step = -1
@@ -185,7 +176,7 @@ func runLogOps(t testing.TB, data []byte) logOpsStats {
 			h.crash = vfs.CrashAfter(h.pending.after)
 			h.inj.arm(h.crash)
 		}
-		h.lsoPending = h.m.lso
+		h.lsoPending, h.lsoFloor = h.m.lso, h.m.lso
 		h.do(o)
 		if h.crash != nil {
 			h.inj.arm(nil)
@@ -227,14 +218,11 @@ func (h *harness) must(what string, err error) bool {
 
 func (h *harness) open(expectClean bool) bool {
 	h.t.Helper()
-	h.opening = true
 	l, err := kafkalog.Open(h.fsys, partDir, h.cfg, kafkalog.Options{Clock: h.clk})
-	h.opening = false
 	if !h.must("open", err) {
 		return false
 	}
 	h.l = l
-	h.workaroundSnapshotRemoval()
 	if expectClean {
 		if rep := l.LoadReport(); !rep.CleanShutdown || len(rep.Recovered) != 0 || len(rep.Problems) != 0 {
 			h.fatalf("reopen after a clean close: %+v", rep)
@@ -276,7 +264,7 @@ func (h *harness) do(o op) {
 	case opCrash:
 		spec := &crashSpec{
 			cfg: vfs.CrashConfig{
-				Seed:                uint64(o.b)<<16 | uint64(h.step),
+				Seed:                uint64(o.b)<<8 | uint64(o.c),
 				UnsyncedDataPercent: []int{0, 50, 100, int(o.b) % 101}[o.a&3],
 				TornWrites:          o.a&4 != 0,
 			},
@@ -659,16 +647,21 @@ func (h *harness) read(o op) {
 	if opt.Isolation != kafkalog.IsolationLogEnd {
 		maxOffset = hw
 	}
-	want := h.expectedRead(off, maxBytes, maxOffset, opt.NoMinOneMessage)
 	if opt.Isolation == kafkalog.IsolationCommitted {
-		// The last stable offset may stop the read earlier: a prefix of
-		// whole batches of the read_uncommitted answer.
-		if !bytes.HasPrefix(want, res.Records) || !h.wholeBatches(res.Records) {
-			h.fatalf("read_committed Read(%d, %d) returned %d bytes, not whole batches of the %d expected", off, maxBytes, len(res.Records), len(want))
-		}
 		h.checkAborted(res)
-		return
+		fu, known, unreplicated := h.m.firstUnstable(hw)
+		if !known || unreplicated {
+			// The last stable offset may stop the read earlier: a prefix
+			// of whole batches of the read_uncommitted answer.
+			want := h.expectedRead(off, maxBytes, maxOffset, opt.NoMinOneMessage)
+			if !bytes.HasPrefix(want, res.Records) || !h.wholeBatches(res.Records) {
+				h.fatalf("read_committed Read(%d, %d) returned %d bytes, not whole batches of the %d expected", off, maxBytes, len(res.Records), len(want))
+			}
+			return
+		}
+		maxOffset = min(maxOffset, fu)
 	}
+	want := h.expectedRead(off, maxBytes, maxOffset, opt.NoMinOneMessage)
 	if !bytes.Equal(res.Records, want) {
 		h.fatalf("Read(%d, maxBytes %d, %+v) returned %d bytes (%s), want %d bytes (%s)", off, maxBytes, opt, len(res.Records), describe(res.Records), len(want), describe(want))
 	}
@@ -891,14 +884,14 @@ func (h *harness) truncate(o op) {
 		}
 	}
 	// The truncation may reach the disk before it fails: nothing at or
-	// above its end is promised any more.
+	// above its end is promised any more, and a crash in the middle of a
+	// truncation below the first segment may leave any later segment
+	// first (a higher start offset, with nothing readable below it).
 	m.durable = min(m.durable, newLeo)
+	h.lsoPending, h.lsoFloor = math.MaxInt64, min(m.lso, newLeo)
 	if !h.must(fmt.Sprintf("TruncateTo(%d)", target), h.l.TruncateTo(target)) {
 		return
 	}
-	h.workaroundTruncateStartOffset(lso)
-	h.workaroundUnsyncedTruncation()
-	h.workaroundSnapshotRemoval()
 	m.batches, m.leo = batches, newLeo
 	if target < leo && target < bases[0] {
 		m.lso = target
@@ -919,19 +912,15 @@ func (h *harness) reopen(o op) {
 		return
 	}
 	h.l = nil
-	workaroundPreallocatedClose(h.t, h.mem, partDir, h.cfg.Preallocate)
 	h.checkFiles(o.a&1 != 0)
 	if o.a&2 != 0 {
-		h.opening, h.forcing = true, true
 		rep, err := inspect.Recover(h.fsys, partDir, inspect.RecoverOptions{Config: &h.cfg, Clock: h.clk})
-		h.opening, h.forcing = false, false
 		if !h.must("inspect.Recover", err) {
 			return
 		}
 		if rep.Changed {
 			h.fatalf("inspect.Recover changed a cleanly closed partition: %+v", rep)
 		}
-		workaroundPreallocatedClose(h.t, h.mem, partDir, h.cfg.Preallocate)
 	}
 	if h.open(true) {
 		h.m.durable = h.m.leo
@@ -954,27 +943,22 @@ func (h *harness) crashAndRecover(spec *crashSpec) {
 	if *fuzzTrace {
 		fmt.Print(h.mem.String())
 	}
-	lsoBefore, lsoAllowed := h.m.lso, max(h.m.lso, h.lsoPending)
-	h.epochMayLag = h.epochMayLag || lsoAllowed > lsoBefore
+	lsoBefore, lsoAllowed := min(h.m.lso, h.lsoFloor), max(h.m.lso, h.lsoPending)
 	h.mem = h.mem.CrashClone(spec.cfg)
 	h.fsys = vfs.WithFaults(h.mem, h.inj)
 	h.fsys.SetLogLimit(0)
 	h.l = nil
-	workaroundIndexPadding(h.t, h.mem, partDir)
 	if spec.inspect {
-		h.opening, h.forcing = true, true
 		_, err := inspect.Recover(h.fsys, partDir, inspect.RecoverOptions{Config: &h.cfg, Clock: h.clk})
-		h.opening, h.forcing = false, false
 		if err != nil {
 			h.fatalf("inspect.Recover of the crash image (%+v): %v", spec.cfg, err)
 		}
-		workaroundPreallocatedClose(h.t, h.mem, partDir, h.cfg.Preallocate)
 	}
 	h.open(false)
 	if *fuzzTrace {
 		fmt.Print(h.mem.String())
 	}
-	h.tracef("crash %+v: log start %d end %d, recovered %+v", spec.cfg, h.l.LogStartOffset(), h.l.LogEndOffset(), h.l.LoadReport().Recovered)
+	h.tracef("crash %+v: log start %d end %d, load report %+v", spec.cfg, h.l.LogStartOffset(), h.l.LogEndOffset(), h.l.LoadReport())
 	// The physical content: every segment must hold whole, valid batches.
 	var batches []*mbatch
 	prev := int64(-1)
@@ -1026,6 +1010,29 @@ func (h *harness) crashAndRecover(spec *crashSpec) {
 		}
 		if g := got[r.off]; g == nil || !g.equal(&r) {
 			h.fatalf("durable record %v (recovery point %d) lost or changed by the crash: %v", &r, durable, g)
+		}
+	}
+	// A batch that survived unchanged keeps what the model knew of the
+	// append that wrote it (a follower's multi-batch append).
+	old := map[int64]*mbatch{}
+	for _, b := range h.m.batches {
+		old[b.base] = b
+	}
+	for _, b := range batches {
+		if o := old[b.base]; o != nil && bytes.Equal(o.raw, b.raw) {
+			b.appendLast = o.appendLast
+		}
+	}
+	// Transactional batches deleted from the front (a crash inside
+	// retention) leave the engine's producer state knowing more than the
+	// model.
+	first := leo
+	if len(batches) > 0 {
+		first = batches[0].base
+	}
+	for _, b := range h.m.batches {
+		if b.base < first && (b.txn || b.control) {
+			h.m.txnLost = true
 		}
 	}
 	h.m.batches, h.m.lso, h.m.leo = batches, lso, leo
@@ -1103,7 +1110,7 @@ func (h *harness) checkState() {
 		}
 		// An inactive segment may be empty: a run larger than segment.bytes
 		// rolls even an empty segment (see oversize).
-		h.checkIndexes(s, bs, i == len(segs)-1)
+		h.checkIndexes(s, bs, i == len(segs)-1, ends[i] <= lso)
 	}
 	if n != len(m.batches) {
 		h.fatalf("%d model batches, %d found in the segments %v", len(m.batches), n, bases)
@@ -1111,8 +1118,11 @@ func (h *harness) checkState() {
 }
 
 // checkIndexes checks a segment's in-memory offset and time indexes
-// against its batches, and its maximum timestamp.
-func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active bool) {
+// against its batches, and its maximum timestamp. For a segment wholly
+// below the log start offset (doomed: retention's first rule deletes it),
+// whose files a crash in the middle of its deletion may have left partly
+// renamed away, only the entries present are checked.
+func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active, doomed bool) {
 	if sz, ok := h.idxOK[s]; ok && sz == s.Size() && !active {
 		return
 	}
@@ -1174,6 +1184,9 @@ func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active bool) {
 		if i < 0 || bs[i].last != e.Offset || bs[i].maxTs != e.Timestamp || maxSoFar[i] != e.Timestamp {
 			h.fatalf("%s: entry %+v is not the max timestamp of the batch ending at its offset (batch %d, max so far %v)", ti.Path(), e, i, maxSoFar)
 		}
+	}
+	if doomed {
+		return
 	}
 	ts, off, err := s.MaxTimestampSoFar()
 	if !h.must("MaxTimestampSoFar", err) {
@@ -1249,7 +1262,7 @@ func (h *harness) checkFiles(full bool) {
 			h.fatalf("inspect.Verify: %v", err)
 		}
 		for _, p := range rep.Problems {
-			if p.Level == inspect.Error && !(replayKinds[p.Kind] && h.m.lso > h.m.firstKnown()) && !h.workaroundEpochAfterStartMove(p) {
+			if p.Level == inspect.Error && !replayKinds[p.Kind] && !(p.Kind == kindEpochMismatch && h.m.lso > h.m.firstKnown()) {
 				h.fatalf("inspect.Verify after a clean close: %v", p)
 			}
 		}
@@ -1257,20 +1270,25 @@ func (h *harness) checkFiles(full bool) {
 }
 
 // replayKinds are the inspect.Verify findings that depend on replaying
-// the log's batches into producer state or the leader epoch cache.
-// inspect replays from the first segment's start, while the engine (like
-// Kafka's rebuildProducerState, and its epoch cache, truncated from the
-// start at each move of the log start offset) starts at the log start
-// offset: with batches below it, the two legitimately differ, and
-// FuzzLogOps does not assert on these kinds then.
+// the log's batches into producer state. FuzzLogOps does not assert on
+// them: inspect replays from the first segment's start, while the engine
+// (like Kafka's rebuildProducerState) starts at the log start offset, so
+// they legitimately differ whenever batches lie below it, and the model
+// does not track producer state well enough to tell the remaining cases
+// apart (docs/fuzzing.md, "Not covered"). The leader-epoch checkpoint is
+// checked, except when batches lie below the log start offset (the
+// engine's epoch cache is truncated from the start there, as Kafka's is).
 var replayKinds = map[string]bool{
-	kindEpochMismatch:                  true,
 	inspect.KindSnapshotMismatch:       true,
 	inspect.KindSnapshotProducerAbsent: true,
 	inspect.KindProducerState:          true,
 	inspect.KindTxnMismatch:            true,
 	inspect.KindTxnMissingAbort:        true,
 }
+
+// kindEpochMismatch is inspect's finding for a leader-epoch checkpoint
+// that disagrees with the batches' epochs.
+const kindEpochMismatch = "epoch-mismatch"
 
 // finish reads everything back, closes, checks the files, reopens, and
 // reads again.
@@ -1279,7 +1297,6 @@ func (h *harness) finish() {
 	if err := h.l.Close(); err != nil {
 		h.fatalf("final close: %v", err)
 	}
-	workaroundPreallocatedClose(h.t, h.mem, partDir, h.cfg.Preallocate)
 	h.checkFiles(true)
 	h.open(true)
 	h.checkState()

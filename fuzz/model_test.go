@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/segkit/segkit/record"
@@ -65,6 +66,48 @@ type model struct {
 	// there (acknowledged or not, truncated or not): after a crash, a
 	// record read at an offset must be one of them.
 	cand map[int64][]mrec
+	// txnLost is set once retention deleted a transactional or control
+	// batch: the model no longer knows every transaction.
+	txnLost bool
+}
+
+// firstUnstable returns the first offset of the earliest open
+// transaction (MaxInt64 when none), replaying the batches as the
+// engine's producer state does, and false when the model cannot know it:
+// a transaction's batches were deleted, or transactional batches lie
+// below the log start offset (from which the engine rebuilds its producer
+// state after a truncation, as Kafka does).
+//
+// A transaction whose marker lies at or above the high watermark hw is
+// complete but not yet replicated: it holds the last stable offset back
+// until the high watermark passes the marker (Kafka's
+// ProducerStateManager.onHighWatermarkUpdated). Whether the engine still
+// remembers it depends on history (a reopen or truncation rebuilds
+// producer state from a snapshot, which forgets completed transactions),
+// so unreplicated reports that one exists and first is only a bound.
+func (m *model) firstUnstable(hw int64) (first int64, known, unreplicated bool) {
+	if m.txnLost {
+		return 0, false, false
+	}
+	open := map[int64]int64{}
+	for _, b := range m.batches {
+		if b.base < m.lso && (b.txn || b.control) {
+			return 0, false, false
+		}
+		if b.control {
+			if _, ok := open[b.pid]; ok && b.base >= hw {
+				unreplicated = true
+			}
+			delete(open, b.pid)
+		} else if _, ok := open[b.pid]; b.txn && !ok {
+			open[b.pid] = b.base
+		}
+	}
+	first = math.MaxInt64
+	for _, o := range open {
+		first = min(first, o)
+	}
+	return first, true, unreplicated
 }
 
 func newModel() model { return model{cand: map[int64][]mrec{}} }

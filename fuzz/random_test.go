@@ -54,3 +54,29 @@ func TestReplayHex(t *testing.T) {
 	st := runLogOps(t, data)
 	t.Logf("%+v", st)
 }
+
+// TestRandomRecoverCases runs random FuzzRecoverCorrupt inputs; -random N.
+func TestRandomRecoverCases(t *testing.T) {
+	if *randomPrograms == 0 {
+		t.Skip("run with -random N")
+	}
+	rng := rand.New(rand.NewPCG(2, uint64(*randomPrograms)))
+	for range *randomPrograms {
+		c := recoverCase{gen: [4]byte{byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256))}}
+		for range 1 + rng.IntN(6) {
+			c.recipe = append(c.recipe, corruption{byte(rng.IntN(numCorruptions)), byte(rng.IntN(256)), uint16(rng.IntN(65536)), byte(rng.IntN(256))})
+		}
+		data := c.encode()
+		t.Run("", func(t *testing.T) {
+			defer func() {
+				if t.Failed() {
+					t.Logf("input: %x", data)
+				}
+			}()
+			runRecoverCorrupt(t, data)
+		})
+		if t.Failed() {
+			return
+		}
+	}
+}

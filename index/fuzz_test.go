@@ -203,8 +203,9 @@ func FuzzOffsetIndexOps(f *testing.F) {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
-				// active segment's index its preallocated size back.
-				if _, err := x.Resize(maxSize); err != nil {
+				// active segment's index its preallocated size back, never
+				// less than its entries take (segment.ResizeIndexes).
+				if _, err := x.Resize(max(maxSize, x.Entries()*8)); err != nil {
 					t.Fatal(err)
 				}
 				m.length = max(int64(m.entries()*8), int64(maxSize/8*8))
@@ -216,8 +217,9 @@ func FuzzOffsetIndexOps(f *testing.F) {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
-				// active segment's index its preallocated size back.
-				if _, err := x.Resize(maxSize); err != nil {
+				// active segment's index its preallocated size back, never
+				// less than its entries take (segment.ResizeIndexes).
+				if _, err := x.Resize(max(maxSize, x.Entries()*8)); err != nil {
 					t.Fatal(err)
 				}
 				// Kafka trusts every slot the file had when it was opened

@@ -220,7 +220,7 @@ func (l *Log) appendLocked(records []byte, info segment.AppendInfo, now int64) (
 		l.epochsDirty = false
 	}
 	if !l.hwManual {
-		l.highWatermark = l.nextOffset
+		l.setHighWatermarkLocked(l.nextOffset)
 	}
 	l.unflushed += count
 	if l.unflushed >= l.cfg.FlushMessages || now-l.lastFlushMs >= l.cfg.FlushMs {

@@ -51,7 +51,8 @@ type LoadReport struct {
 // RecoveredSegment is the outcome of recovering one segment.
 type RecoveredSegment struct {
 	BaseOffset int64
-	// Reason for recovering: "unclean shutdown", "missing index".
+	// Reason for recovering: "unclean shutdown", "missing index",
+	// "missing time index".
 	Why    string
 	Result segment.RecoverResult
 }
@@ -350,12 +351,25 @@ func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
 		if l.opt.ReadOnly {
 			continue
 		}
-		if !hasIndex[b] {
-			// LogSegment.sanityCheck's NoSuchFileException: recover.
+		// LogSegment.sanityCheck's NoSuchFileException: recover. A
+		// missing .timeindex beside a non-empty .log is rebuilt too, where
+		// Kafka (for segments older than 0.10) starts an empty one: renames
+		// in one directory are unordered until it is synced, so a crash
+		// while a segment was being deleted can take its .timeindex alone,
+		// and an empty time index would hide its timestamps from
+		// retention and from lookups by timestamp.
+		reason := ""
+		switch {
+		case !hasIndex[b]:
+			reason = "missing index"
+		case !hasTimeIndex[b] && s.Size() > 0:
+			reason = "missing time index"
+		}
+		if reason != "" {
 			if err := l.lowerRecoveryPoint(b); err != nil {
 				return err
 			}
-			if err := l.recoverSegment(s, "missing index"); err != nil {
+			if err := l.recoverSegment(s, reason); err != nil {
 				return err
 			}
 			continue
@@ -627,6 +641,9 @@ func (l *Log) rebuildProducerState() error {
 		}
 	}
 	l.producers = ps
+	// Transactions completed below the high watermark no longer hold the
+	// last stable offset back.
+	ps.OnHighWatermarkUpdated(l.highWatermark)
 	return nil
 }
 

@@ -153,7 +153,16 @@ func (l *Log) SetHighWatermark(hw int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.hwManual = true
-	l.highWatermark = min(max(hw, l.logStartOffset), l.nextOffset)
+	l.setHighWatermarkLocked(min(max(hw, l.logStartOffset), l.nextOffset))
+}
+
+// setHighWatermarkLocked moves the high watermark and tells producer
+// state, so that transactions whose markers are now replicated stop
+// holding back the last stable offset (UnifiedLog.updateHighWatermarkMetadata
+// calls ProducerStateManager.onHighWatermarkUpdated the same way).
+func (l *Log) setHighWatermarkLocked(hw int64) {
+	l.highWatermark = hw
+	l.producers.OnHighWatermarkUpdated(hw)
 }
 
 // RecoveryPoint is the offset below which everything is flushed.

@@ -315,3 +315,194 @@ func TestTruncateAndFollower(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoweredSegmentIndexBytes reopens a log whose active segment has more
+// index entries than a lowered segment.index.bytes allows: the log opens
+// with its index full (Kafka fails to load it), serves every record, and
+// the next append rolls a new segment.
+func TestLoweredSegmentIndexBytes(t *testing.T) {
+	fsys := vfs.NewMem()
+	c := &clock{ms: 1_700_000_000_000}
+	cfg := smallConfig(t, 1<<20)
+	l, err := kafkalog.Open(fsys, "data/orders-0", cfg, kafkalog.Options{Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w record.Builder
+	var want []testRecord
+	seq := 0
+	appendOne := func(l *kafkalog.Log) {
+		t.Helper()
+		b, recs := buildBatch(t, &w, compress.None, seq, 4, c.ms)
+		if _, err := l.Append(b, 1); err != nil {
+			t.Fatal(err)
+		}
+		for j := range recs {
+			recs[j].offset = int64(seq + j)
+		}
+		want = append(want, recs...)
+		seq += len(recs)
+	}
+	for range 40 {
+		appendOne(l)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	segs := l.Segments()
+	if len(segs) != 1 {
+		t.Fatalf("%d segments before the reopen, want 1", len(segs))
+	}
+	lowered := cfg
+	lowered.SegmentIndexBytes = 64 // 8 offset-index entries, 5 time-index entries
+	for _, crashed := range []bool{false, true} {
+		l, err = kafkalog.Open(fsys, "data/orders-0", lowered, kafkalog.Options{Clock: c})
+		if err != nil {
+			t.Fatalf("crashed=%v: reopen with segment.index.bytes=64: %v", crashed, err)
+		}
+		equalRecords(t, readAll(t, l), want)
+		if !crashed {
+			// Leave it without a Close: the second round recovers the
+			// active segment, rebuilding its indexes under the new limit.
+			continue
+		}
+		before := len(l.Segments())
+		appendOne(l)
+		if n := len(l.Segments()); n != before+1 {
+			t.Fatalf("append to a full index: %d segments, want %d", n, before+1)
+		}
+		equalRecords(t, readAll(t, l), want)
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReadCommittedAfterCommit: a transaction committed on a live log stops
+// holding back read_committed reads once the high watermark passes its
+// marker, with or without a manually set high watermark.
+func TestReadCommittedAfterCommit(t *testing.T) {
+	for _, manualHW := range []bool{false, true} {
+		t.Run(fmt.Sprintf("manualHW=%v", manualHW), func(t *testing.T) {
+			fsys := vfs.NewMem()
+			c := &clock{ms: 1_700_000_000_000}
+			l, err := kafkalog.Open(fsys, "data/orders-0", smallConfig(t, 1<<20), kafkalog.Options{Clock: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if manualHW {
+				l.SetHighWatermark(0) // from now on, the test moves it
+			}
+			var w record.Builder
+			appendSpec := func(spec record.BatchSpec, n int) {
+				t.Helper()
+				recs := make([]record.Record, n)
+				for i := range recs {
+					recs[i] = record.Record{Timestamp: c.ms, Value: []byte("v")}
+				}
+				b, err := w.AppendBatch(nil, &spec, recs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := l.Append(b, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			txn := record.NewBatchSpec(0, compress.None)
+			txn.ProducerID, txn.ProducerEpoch, txn.BaseSequence, txn.Transactional = 2, 0, 0, true
+			appendSpec(txn, 7)                                   // offsets 0..6, the transaction
+			appendSpec(record.NewBatchSpec(0, compress.None), 7) // 7..13, plain records
+			marker := txn
+			marker.Control, marker.BaseSequence = true, record.NoSequence
+			b, err := w.AppendEndTxnMarker(nil, &marker, record.EndTxnMarker{Type: record.ControlCommit}, c.ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Append(b, 1); err != nil { // 14, the COMMIT
+				t.Fatal(err)
+			}
+			if manualHW {
+				l.SetHighWatermark(14) // the marker is not replicated yet
+				if res, err := l.Read(0, 1<<20, nil, kafkalog.ReadOptions{Isolation: kafkalog.IsolationCommitted}); err != nil || len(res.Records) != 0 {
+					t.Fatalf("read_committed below an unreplicated marker: %d bytes, %v", len(res.Records), err)
+				}
+				l.SetHighWatermark(15)
+			}
+			res, err := l.Read(0, 1<<20, nil, kafkalog.ReadOptions{Isolation: kafkalog.IsolationCommitted})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last int64 = -1
+			for rest := res.Records; len(rest) > 0; {
+				e, tail, err := record.ReadBatch(rest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				last, rest = e.LastOffset(), tail
+			}
+			if last != 14 || len(res.AbortedTxns) != 0 {
+				t.Fatalf("read_committed after the commit ends at offset %d with %d aborted; want 14 and none", last, len(res.AbortedTxns))
+			}
+		})
+	}
+}
+
+// TestMissingTimeIndexIsRebuilt: a segment that lost only its .timeindex
+// (a crash in the middle of deleting it can keep that one rename) gets it
+// rebuilt on Open, so retention and lookups by timestamp still see its
+// timestamps.
+func TestMissingTimeIndexIsRebuilt(t *testing.T) {
+	for _, clean := range []bool{true, false} {
+		t.Run(fmt.Sprintf("clean=%v", clean), func(t *testing.T) {
+			fsys := vfs.NewMem()
+			c := &clock{ms: 1_000_000}
+			cfg := smallConfig(t, 1500)
+			l, err := kafkalog.Open(fsys, "d/t-0", cfg, kafkalog.Options{Clock: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w record.Builder
+			for i := range 24 {
+				b, _ := buildBatch(t, &w, compress.None, i*3, 3, 1_000_000+int64(i*100))
+				if _, err := l.Append(b, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := len(l.Segments()); n < 3 {
+				t.Fatalf("%d segments, want at least 3", n)
+			}
+			first := l.Segments()[0]
+			wantTs, wantOff, err := first.MaxTimestampSoFar()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if clean {
+				if err := l.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := l.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := fsys.Remove("d/t-0/00000000000000000000.timeindex"); err != nil {
+				t.Fatal(err)
+			}
+			l, err = kafkalog.Open(fsys, "d/t-0", cfg, kafkalog.Options{Clock: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			rep := l.LoadReport()
+			if len(rep.Recovered) == 0 || rep.Recovered[0].BaseOffset != 0 || rep.Recovered[0].Why != "missing time index" {
+				t.Fatalf("load report: %+v", rep.Recovered)
+			}
+			ts, off, err := l.Segments()[0].MaxTimestampSoFar()
+			if err != nil || ts != wantTs || off != wantOff {
+				t.Fatalf("first segment's max timestamp %d at %d (%v); want %d at %d", ts, off, err, wantTs, wantOff)
+			}
+			if got, found, err := l.OffsetForTimestamp(1_000_100); err != nil || !found || got.Offset != 3 {
+				t.Fatalf("OffsetForTimestamp(1_000_100) = %+v, %v, %v; want offset 3", got, found, err)
+			}
+		})
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"sync"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/timeindex"
 )
 
 // EntryHeader is what a shallow scan of a .log learns about one entry
@@ -174,9 +176,9 @@ type OffsetPosition struct {
 func (s *Segment) translateOffset(offset, startingPosition int64) (OffsetPosition, bool, error) {
 	e := s.offIdx.Lookup(offset)
 	from := max(int64(e.Position), startingPosition)
-	if from > s.size {
-		// An index entry past the end of the log (F4): fall back to a scan
-		// from the start rather than trusting it.
+	if from > s.size || from < 0 {
+		// An index entry past the end of the log, or a negative one (F4):
+		// fall back to a scan from the start rather than trusting it.
 		from = 0
 	}
 	var found OffsetPosition
@@ -286,7 +288,7 @@ func (s *Segment) FindOffsetByTimestamp(ts, startingOffset int64) (TimestampOffs
 	defer s.mu.RUnlock()
 	te := s.timeIdx.Lookup(ts)
 	pos := int64(s.offIdx.Lookup(max(te.Offset, startingOffset)).Position)
-	if pos > s.size {
+	if pos > s.size || pos < 0 {
 		pos = 0
 	}
 	var (
@@ -381,7 +383,7 @@ func (s *Segment) ReadNextOffset() (int64, error) {
 func (s *Segment) readNextOffset() (int64, error) {
 	next := s.base
 	from := int64(s.offIdx.Lookup(s.offIdx.LastOffset()).Position)
-	if from > s.size {
+	if from > s.size || from < 0 {
 		from = 0
 	}
 	err := s.scanHeaders(from, s.size, func(h EntryHeader) bool {
@@ -423,10 +425,10 @@ func (s *Segment) TruncateTo(offset int64) (int64, error) {
 	} else if err := tx.TruncateTo(offset); err != nil {
 		return 0, err
 	}
-	if _, err := oi.Resize(s.cfg.MaxIndexSize); err != nil {
+	if _, err := oi.Resize(keepEntries(s.cfg.MaxIndexSize, oi.Entries(), index.EntrySize)); err != nil {
 		return 0, err
 	}
-	if _, err := ti.Resize(s.cfg.MaxIndexSize); err != nil {
+	if _, err := ti.Resize(keepEntries(s.cfg.MaxIndexSize, ti.Entries(), timeindex.EntrySize)); err != nil {
 		return 0, err
 	}
 	var truncated int64
@@ -460,7 +462,7 @@ func (s *Segment) TruncateTo(offset int64) (int64, error) {
 func (s *Segment) readLargestTimestamp() error {
 	last := s.timeIdx.LastEntry()
 	pos := int64(s.offIdx.Lookup(last.Offset).Position)
-	if pos > s.size {
+	if pos > s.size || pos < 0 {
 		pos = 0
 	}
 	maxTs, maxOff := last.Timestamp, last.Offset

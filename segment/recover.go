@@ -108,11 +108,21 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 			s.maxTs, s.offsetOfMaxTs = ts, last
 		}
 		if pos-lastIndexEntry > int64(s.cfg.IndexIntervalBytes) {
-			if err := oi.Append(last, int32(pos)); err != nil {
-				return res, err
+			// The append path indexes once per append, recovery once per
+			// batch, so a segment of multi-batch (follower) appends can
+			// need more entries than segment.index.bytes holds. A full
+			// index just stays sparser: lookups scan on from its last
+			// entry. (Kafka's recover fails here with "Attempt to append
+			// to a full index", and the log cannot be loaded.)
+			if !oi.IsFull() {
+				if err := oi.Append(last, int32(pos)); err != nil {
+					return res, err
+				}
 			}
-			if err := ti.MaybeAppend(s.maxTs, s.offsetOfMaxTs, false); err != nil {
-				return res, err
+			if !ti.IsFull() {
+				if err := ti.MaybeAppend(s.maxTs, s.offsetOfMaxTs, false); err != nil {
+					return res, err
+				}
 			}
 			lastIndexEntry = pos
 		}

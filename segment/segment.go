@@ -655,7 +655,8 @@ func (s *Segment) loadFirstBatchTimestamp() error {
 }
 
 // ResizeIndexes sets both indexes' preallocated size (the active segment
-// gets segment.index.bytes back after loading).
+// gets segment.index.bytes back after loading), never below the room their
+// entries take.
 func (s *Segment) ResizeIndexes(size int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -670,11 +671,20 @@ func (s *Segment) ResizeIndexes(size int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := oi.Resize(size); err != nil {
+	if _, err := oi.Resize(keepEntries(size, oi.Entries(), index.EntrySize)); err != nil {
 		return err
 	}
-	_, err = ti.Resize(size)
+	_, err = ti.Resize(keepEntries(size, ti.Entries(), timeindex.EntrySize))
 	return err
+}
+
+// keepEntries is the size an index is resized to: size, or the room its
+// entries take when size is smaller. segment.index.bytes may have been
+// lowered since the active segment's index was written; Kafka then fails
+// to load the log (the mapping's position lies past its new limit), but
+// an index that is simply full is harmless: the next append rolls.
+func keepEntries(size, entries, entrySize int) int {
+	return max(size, entries*entrySize)
 }
 
 // OnBecomeInactive is called when the segment stops being the active one:

@@ -489,3 +489,51 @@ func TestPaddedIndexesAreNotTrusted(t *testing.T) {
 		s.CloseHandlers()
 	}
 }
+
+// TestDamagedIndexPositions opens a segment whose trusted .index holds
+// positions past the end of the .log and below zero (RELIABILITY F4): every
+// lookup falls back to a scan and still finds the right batch.
+func TestDamagedIndexPositions(t *testing.T) {
+	for _, bad := range []uint32{0x7fffffff, 0xffffffff, 0x80000000, 0xfffff000} {
+		t.Run(fmt.Sprintf("%#x", bad), func(t *testing.T) {
+			fsys := newMem()
+			cfg := segment.Config{IndexIntervalBytes: 1024, MaxIndexSize: 1 << 20}
+			s, err := segment.Create(fsys, "p-0", 100, cfg, &fakeClock{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos := appendBatches(t, s, 100, 20, 1000)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := vfs.ReadFile(fsys, "p-0/00000000000000000100.index")
+			if err != nil || len(raw) < 16 {
+				t.Fatalf("index: %d bytes, %v", len(raw), err)
+			}
+			for i := 4; i < len(raw); i += 8 { // every entry's position
+				raw[i], raw[i+1], raw[i+2], raw[i+3] = byte(bad>>24), byte(bad>>16), byte(bad>>8), byte(bad)
+			}
+			if err := vfs.WriteFile(fsys, "p-0/00000000000000000100.index", raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err = segment.Open(fsys, "p-0", 100, "", cfg, &fakeClock{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for off := int64(100); off < 300; off += 7 {
+				op, ok, err := s.TranslateOffset(off)
+				if err != nil || !ok || op.Position != pos[(off-100)/10] {
+					t.Fatalf("TranslateOffset(%d) = %+v, %v, %v; want position %d", off, op, ok, err, pos[(off-100)/10])
+				}
+			}
+			if next, err := s.ReadNextOffset(); err != nil || next != 300 {
+				t.Fatalf("ReadNextOffset = %d, %v; want 300", next, err)
+			}
+			to, ok, err := s.FindOffsetByTimestamp(1057, 100)
+			if err != nil || !ok || to.Offset != 157 {
+				t.Fatalf("FindOffsetByTimestamp(1057) = %+v, %v, %v; want offset 157", to, ok, err)
+			}
+		})
+	}
+}

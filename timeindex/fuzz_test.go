@@ -177,8 +177,9 @@ func FuzzTimeIndexOps(f *testing.F) {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
-				// active segment's index its preallocated size back.
-				if _, err := x.Resize(maxSize); err != nil {
+				// active segment's index its preallocated size back, never
+				// less than its entries take (segment.ResizeIndexes).
+				if _, err := x.Resize(max(maxSize, x.Entries()*12)); err != nil {
 					t.Fatal(err)
 				}
 				m.length = max(int64(m.entries()*12), int64(maxSize/12*12))
@@ -190,8 +191,9 @@ func FuzzTimeIndexOps(f *testing.F) {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
-				// active segment's index its preallocated size back.
-				if _, err := x.Resize(maxSize); err != nil {
+				// active segment's index its preallocated size back, never
+				// less than its entries take (segment.ResizeIndexes).
+				if _, err := x.Resize(max(maxSize, x.Entries()*12)); err != nil {
 					t.Fatal(err)
 				}
 				m.padding = int(m.length/12) - len(m.es)
