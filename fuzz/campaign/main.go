@@ -164,6 +164,10 @@ func crashers(t target) []string {
 func runOnce(ctx context.Context, cfg runConfig, t target, out io.Writer) result {
 	args := []string{"test", "-run=^$", "-fuzz=^" + regexp.QuoteMeta(t.Name) + "$",
 		"-fuzztime=" + cfg.Time.String(), "-fuzzminimizetime=" + cfg.Minimize.String(),
+		// go test's default -timeout of 10m would cut a long campaign
+		// short: allow the fuzzing time plus room for building, the
+		// baseline-coverage pass and minimising a crasher.
+		"-timeout=" + (cfg.Time + cfg.Minimize + 10*time.Minute).String(),
 		fmt.Sprintf("-parallel=%d", max(cfg.Parallel, 1)), t.ImportPath}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = cfg.Dir
