@@ -238,6 +238,7 @@ func (d *indexDump) txnIndex() error {
 		for pos := int64(0); pos < ce.Offset; pos += index.AbortedTxnSize {
 			t, _ := index.DecodeAbortedTxn(raw[pos:])
 			d.txn(pos, t)
+			d.res.Entries++
 		}
 		d.problems([]index.Problem{{File: d.path, Position: ce.Offset, Kind: index.KindSanity, Level: index.Error, Detail: err.Error()}})
 		return nil
