@@ -355,8 +355,7 @@ func (c recoverCase) buildReal(t testing.TB, mem *vfs.Mem) (*vfs.Mem, string, ka
 	}
 	orig := newOriginal()
 	ambiguous := map[int64]bool{}
-	var it record.Iterator
-	var lit record.LegacyIterator
+	var it record.EntryIterator
 	var r record.Record
 	names := make([]string, 0, len(c.files))
 	for n := range c.files {
@@ -398,17 +397,9 @@ func (c recoverCase) buildReal(t testing.TB, mem *vfs.Mem) (*vfs.Mem, string, ka
 			s := record.NewScanner(data[pos:], p, pos)
 			s.Validate = true
 			for s.Next() {
-				e := s.Entry()
-				if e.Magic == record.MagicV2 {
-					it.Reset(&e.Batch)
-					for it.Next(&r) {
-						add(&r)
-					}
-				} else {
-					lit.Reset(&e.Legacy)
-					for lit.Next(&r) {
-						add(&r)
-					}
+				it.Reset(s.Entry())
+				for it.Next(&r) {
+					add(&r)
 				}
 			}
 			if k, _, _ := s.Tail(); s.Err() == nil && k == record.TailNone {
@@ -753,8 +744,7 @@ func typedError(err error) bool {
 // appended after recovery). It returns the offsets served.
 func readTolerant(t testing.TB, l *kafkalog.Log, orig original, fail func(string, ...any)) []int64 {
 	var served []int64
-	var it record.Iterator
-	var lit record.LegacyIterator
+	var it record.EntryIterator
 	var r record.Record
 	off := l.LogStartOffset()
 	segs := l.Segments()
@@ -795,19 +785,12 @@ func readTolerant(t testing.TB, l *kafkalog.Log, orig original, fail func(string
 				}
 				served = append(served, r.Offset)
 			}
-			if e.Magic == record.MagicV2 {
-				it.Reset(&e.Batch)
-				for it.Next(&r) {
-					check()
-				}
-				if it.Err() != nil {
-					fail("Read(%d) served a batch whose records do not decode: %v", off, it.Err())
-				}
-			} else {
-				lit.Reset(&e.Legacy)
-				for lit.Next(&r) {
-					check()
-				}
+			it.Reset(e)
+			for it.Next(&r) {
+				check()
+			}
+			if it.Err() != nil {
+				fail("Read(%d) served an entry whose records do not decode: %v", off, it.Err())
 			}
 			off = max(off, e.LastOffset()+1)
 		}

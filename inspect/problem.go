@@ -36,7 +36,7 @@ type Problem struct {
 	// a segment's timestamps).
 	Position int64 `json:"position"`
 	// Kind is one of the Kind constants of this package or of package
-	// index: a stable name (see docs/verify.md).
+	// index: a stable name (the README's "Problem kinds" lists them).
 	Kind  string `json:"kind"`
 	Level Level  `json:"level"`
 	// Detail says what was found, in words, with the values involved.
@@ -56,7 +56,7 @@ func (p Problem) String() string {
 // (index-offset-order, timeindex-timestamp-mismatch, zero-padding,
 // sanity-check, ...). Like those, they are a stable interface: new kinds may
 // be added; existing ones keep their names, levels and meaning.
-// docs/verify.md lists them all with what to do about each.
+// The README's "Problem kinds" lists them all with what to do about each.
 const (
 	// Segment files (.log).
 

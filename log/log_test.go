@@ -61,8 +61,7 @@ func readAll(t testing.TB, l *kafkalog.Log) []testRecord {
 	t.Helper()
 	var out []testRecord
 	off := l.LogStartOffset()
-	var it record.Iterator
-	var lit record.LegacyIterator
+	var it record.EntryIterator
 	var r record.Record
 	for off < l.LogEndOffset() {
 		res, err := l.Read(off, 64<<10, nil, kafkalog.ReadOptions{})
@@ -76,26 +75,14 @@ func readAll(t testing.TB, l *kafkalog.Log) []testRecord {
 		s.Validate = true
 		for s.Next() {
 			e := s.Entry()
-			if e.Magic == record.MagicV2 {
-				it.Reset(&e.Batch)
-				for it.Next(&r) {
-					if r.Offset >= off {
-						out = append(out, testRecord{r.Offset, r.Timestamp, string(r.Key), string(r.Value)})
-					}
+			it.Reset(e)
+			for it.Next(&r) {
+				if r.Offset >= off {
+					out = append(out, testRecord{r.Offset, r.Timestamp, string(r.Key), string(r.Value)})
 				}
-				if it.Err() != nil {
-					t.Fatal(it.Err())
-				}
-			} else {
-				lit.Reset(&e.Legacy)
-				for lit.Next(&r) {
-					if r.Offset >= off {
-						out = append(out, testRecord{r.Offset, r.Timestamp, string(r.Key), string(r.Value)})
-					}
-				}
-				if lit.Err() != nil {
-					t.Fatal(lit.Err())
-				}
+			}
+			if it.Err() != nil {
+				t.Fatal(it.Err())
 			}
 			off = e.LastOffset() + 1
 		}

@@ -59,8 +59,7 @@ func straightRecords(t testing.TB, dir string) []testRecord {
 	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
 	sort.Strings(logs)
 	var out []testRecord
-	var it record.Iterator
-	var lit record.LegacyIterator
+	var it record.EntryIterator
 	var r record.Record
 	for _, p := range logs {
 		data, err := os.ReadFile(p)
@@ -70,16 +69,12 @@ func straightRecords(t testing.TB, dir string) []testRecord {
 		s := record.NewScanner(data, p, 0)
 		for s.Next() {
 			e := s.Entry()
-			if e.Magic == record.MagicV2 {
-				it.Reset(&e.Batch)
-				for it.Next(&r) {
-					out = append(out, testRecord{r.Offset, r.Timestamp, string(r.Key), string(r.Value)})
-				}
-			} else {
-				lit.Reset(&e.Legacy)
-				for lit.Next(&r) {
-					out = append(out, testRecord{r.Offset, r.Timestamp, string(r.Key), string(r.Value)})
-				}
+			it.Reset(e)
+			for it.Next(&r) {
+				out = append(out, testRecord{r.Offset, r.Timestamp, string(r.Key), string(r.Value)})
+			}
+			if it.Err() != nil {
+				t.Fatal(it.Err())
 			}
 		}
 		if s.Err() != nil {

@@ -236,31 +236,18 @@ func TestRealFixtures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			set := realdata.FixtureRecordSet(t, p)
 			var got []int64
-			var it record.Iterator
-			var lit record.LegacyIterator
+			var it record.EntryIterator
 			var r record.Record
 			s := record.NewScanner(set, name, 0)
 			s.Validate = true
 			for s.Next() {
-				e := s.Entry()
-				if e.Magic == record.MagicV2 {
-					it.Reset(&e.Batch)
-					for it.Next(&r) {
-						got = append(got, r.Offset)
-						checkFixtureRecord(t, &r)
-					}
-					if err := it.Err(); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					lit.Reset(&e.Legacy)
-					for lit.Next(&r) {
-						got = append(got, r.Offset)
-						checkFixtureRecord(t, &r)
-					}
-					if err := lit.Err(); err != nil {
-						t.Fatal(err)
-					}
+				it.Reset(s.Entry())
+				for it.Next(&r) {
+					got = append(got, r.Offset)
+					checkFixtureRecord(t, &r)
+				}
+				if err := it.Err(); err != nil {
+					t.Fatal(err)
 				}
 			}
 			if err := s.Err(); err != nil {

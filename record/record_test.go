@@ -504,3 +504,39 @@ func TestCompressedAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestEntryIterator reads a v2 batch and a v1 compressed wrapper through
+// one EntryIterator.
+func TestEntryIterator(t *testing.T) {
+	recs := []record.Record{{Timestamp: 10, Key: []byte("a"), Value: []byte("1")}, {Timestamp: 11, Value: []byte("2")}}
+	spec := record.NewBatchSpec(5, compress.None)
+	buf, err := record.AppendBatch(nil, &spec, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A v1 gzip wrapper at offsets 7..8 follows.
+	var w record.Builder
+	buf, err = w.AppendLegacyWrapper(buf, &record.LegacySpec{Magic: record.MagicV1, Codec: compress.Gzip, Offset: 7}, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it record.EntryIterator
+	var r record.Record
+	var got []int64
+	s := record.NewScanner(buf, "", 0)
+	for s.Next() {
+		it.Reset(s.Entry())
+		for it.Next(&r) {
+			got = append(got, r.Offset)
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{5, 6, 7, 8}; !cmp.Equal(got, want) {
+		t.Fatalf("offsets %v, want %v", got, want)
+	}
+}

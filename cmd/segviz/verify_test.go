@@ -178,7 +178,7 @@ func TestVerifyCommandUsage(t *testing.T) {
 		}
 	}
 	code, out, _ := runSegviz("verify", "--help")
-	if code != exitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "docs/verify.md") {
+	if code != exitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "Problem kinds") {
 		t.Errorf("--help: exit %d\n%s", code, out)
 	}
 }
