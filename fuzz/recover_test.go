@@ -182,20 +182,24 @@ var validPartDir = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}-[0-9]{1,9}$`)
 // A real file can also end in a torn entry, which a corruption can
 // complete (copying the few missing bytes from an identical record
 // elsewhere): its checksum then holds, and what it serves is what the
-// broker had begun to write. partials keeps those torn entries' bytes
-// (from the batch length on: the baseOffset has no checksum).
+// broker had begun to write. logs keeps the original .log files to
+// recognise those.
 type original struct {
-	at       map[int64]*mrec
-	alts     map[int64][]*mrec
-	partials [][]byte
+	at   map[int64]*mrec
+	alts map[int64][]*mrec
+	logs [][]byte
 }
 
 // completes reports whether raw, a served entry, is the completion of a
-// torn entry of the original files.
+// torn entry at the end of an original .log: the file ends with a proper
+// prefix of raw that holds at least the whole batch header (and so the
+// checksum), the baseOffset aside, which no checksum covers.
 func (o original) completes(raw []byte) bool {
-	for _, p := range o.partials {
-		if len(raw) > len(p)+8 && bytes.HasPrefix(raw[8:], p) {
-			return true
+	for _, d := range o.logs {
+		for m := record.RecordBatchOverhead; m < len(raw) && m <= len(d); m++ {
+			if bytes.Equal(d[len(d)-m+8:], raw[8:m]) {
+				return true
+			}
 		}
 	}
 	return false
@@ -397,6 +401,7 @@ func (c recoverCase) buildReal(t testing.TB, mem *vfs.Mem) (*vfs.Mem, string, ka
 		if _, ext, err := segment.ParseFileName(path.Base(p)); err != nil || ext != segment.LogSuffix {
 			continue
 		}
+		orig.logs = append(orig.logs, data)
 		add := func(rec *record.Record) {
 			m := &mrec{off: rec.Offset, ts: rec.Timestamp, key: cloneNull(rec.Key), val: cloneNull(rec.Value)}
 			for _, h := range rec.Headers {
@@ -420,12 +425,8 @@ func (c recoverCase) buildReal(t testing.TB, mem *vfs.Mem) (*vfs.Mem, string, ka
 					add(&r)
 				}
 			}
-			k, _, _ := s.Tail()
-			if s.Err() == nil && k == record.TailNone {
+			if k, _, _ := s.Tail(); s.Err() == nil && k == record.TailNone {
 				break
-			}
-			if end := pos + int64(s.ValidBytes()); s.Err() == nil && k == record.TailPartial && int64(len(data))-end > 8 {
-				orig.partials = append(orig.partials, slices.Clone(data[end+8:]))
 			}
 			next, ok, err := record.FindEntry(bytes.NewReader(data), int64(len(data)), pos+int64(s.ValidBytes())+1)
 			if err != nil || !ok {
