@@ -62,8 +62,11 @@ if [ -z "${SKIP_FUZZ:-}" ]; then
       for attempt in 1 2; do
         before=$(count_files "$dir/testdata/fuzz/$target")
         if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" -parallel=2 "$pkg" >"$root/.fuzz.log" 2>&1; then
-          execs=$(grep -Eo 'execs: [0-9]+' "$root/.fuzz.log" | tail -n 1)
-          rate=$(grep -Eo '\([0-9]+/sec\)' "$root/.fuzz.log" | tr -dc '0-9\n' | sort -n | tail -n 1)
+          # A run whose time went on the baseline-coverage pass prints
+          # no execs line: grep finds nothing, which must not stop the script.
+          execs=$(grep -Eo 'execs: [0-9]+' "$root/.fuzz.log" | tail -n 1 || true)
+          rate=$(grep -Eo '\([0-9]+/sec\)' "$root/.fuzz.log" | tr -dc '0-9\n' | sort -n | tail -n 1 || true)
+          execs=${execs:-"execs: 0 (baseline coverage only)"}
           printf '%-60s %s (%s/sec)\n' "$pkg $target" "$execs" "$rate"
           break
         fi
