@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/segkit/segkit/format"
@@ -11,19 +10,6 @@ import (
 
 // resyncWindow is how much of a file zeroRun reads at a time.
 const resyncWindow = 64 << 10
-
-// readFull reads len(p) bytes at off: an io.ReaderAt may return io.EOF
-// with a full read.
-func readFull(r io.ReaderAt, p []byte, off int64) (int, error) {
-	n, err := r.ReadAt(p, off)
-	if n == len(p) {
-		return n, nil
-	}
-	if err == nil || errors.Is(err, io.EOF) {
-		err = fmt.Errorf("inspect: short read at %d: %d of %d bytes: %w", off, n, len(p), io.ErrUnexpectedEOF)
-	}
-	return n, err
-}
 
 // damage is a region of a .log that holds no valid entry: from Start (where
 // the last valid entry before it ends) to End (where the next valid entry
@@ -106,7 +92,7 @@ func (w *walker) zeroRun(r io.ReaderAt, start, end int64) (int64, error) {
 	}
 	for at := start; at < end; {
 		buf := w.scratch[:min(int64(resyncWindow), end-at)]
-		if _, err := readFull(r, buf, at); err != nil {
+		if _, err := format.ReadFullAt(r, buf, at); err != nil {
 			return 0, err
 		}
 		for i, c := range buf {

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"errors"
-	"fmt"
 	"hash/crc32"
 	"io"
 
@@ -54,7 +52,7 @@ func (f *Finder) Find(r io.ReaderAt, size, from int64) (int64, bool, error) {
 		// in the window has its header in the buffer when the file does.
 		n := min(int64(len(f.win[:cap(f.win)])), size-start)
 		win := f.win[:n]
-		if _, err := readFull(r, win, start); err != nil {
+		if _, err := format.ReadFullAt(r, win, start); err != nil {
 			return 0, false, err
 		}
 		limit := min(int64(resyncWindow), n)
@@ -87,7 +85,7 @@ func (f *Finder) Find(r io.ReaderAt, size, from int64) (int64, bool, error) {
 				f.scratch = make([]byte, need)
 			}
 			entry := f.scratch[:need]
-			if _, err := readFull(r, entry, start+i); err != nil {
+			if _, err := format.ReadFullAt(r, entry, start+i); err != nil {
 				return 0, false, err
 			}
 			if validHeader(entry) {
@@ -117,7 +115,7 @@ func (f *Finder) crcMatches(r io.ReaderAt, at, size int64, hdr []byte) (bool, er
 	var crc uint32
 	for pos := from; pos < at+size; {
 		buf := f.chunk[:min(int64(resyncWindow), at+size-pos)]
-		if _, err := readFull(r, buf, pos); err != nil {
+		if _, err := format.ReadFullAt(r, buf, pos); err != nil {
 			return false, err
 		}
 		if v2 {
@@ -213,17 +211,4 @@ func validHeader(entry []byte) bool {
 		_, rest, err = ReadLegacyMessage(entry)
 	}
 	return err == nil && len(rest) == 0
-}
-
-// readFull reads len(p) bytes at off: an io.ReaderAt may return io.EOF
-// with a full read.
-func readFull(r io.ReaderAt, p []byte, off int64) (int, error) {
-	n, err := r.ReadAt(p, off)
-	if n == len(p) {
-		return n, nil
-	}
-	if err == nil || errors.Is(err, io.EOF) {
-		err = fmt.Errorf("record: short read at %d: %d of %d bytes: %w", off, n, len(p), io.ErrUnexpectedEOF)
-	}
-	return n, err
 }
