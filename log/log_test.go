@@ -38,6 +38,16 @@ type testRecord struct {
 	key, value string
 }
 
+// mustOpen opens the log at dir on fsys with clock c.
+func mustOpen(t testing.TB, fsys vfs.FS, dir string, cfg kafkalog.Config, c *clock) *kafkalog.Log {
+	t.Helper()
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // buildBatch builds a batch of n records starting at record number seq.
 func buildBatch(t testing.TB, w *record.Builder, codec compress.Codec, seq, n int, ts int64) ([]byte, []testRecord) {
 	t.Helper()
@@ -109,10 +119,7 @@ func TestAppendReadRollReopen(t *testing.T) {
 	fsys := vfs.NewMem()
 	c := &clock{ms: 1_700_000_000_000}
 	cfg := smallConfig(t, 2000)
-	l, err := kafkalog.Open(fsys, "data/orders-0", cfg, kafkalog.Options{Clock: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustOpen(t, fsys, "data/orders-0", cfg, c)
 	var w record.Builder
 	var want []testRecord
 	seq := 0
@@ -159,10 +166,7 @@ func TestAppendReadRollReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Clean reopen: no recovery, same records, and appends go on.
-	l, err = kafkalog.Open(fsys, "data/orders-0", cfg, kafkalog.Options{Clock: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l = mustOpen(t, fsys, "data/orders-0", cfg, c)
 	if rep := l.LoadReport(); !rep.CleanShutdown || len(rep.Recovered) != 0 {
 		t.Fatalf("clean reopen: %+v", rep)
 	}
@@ -177,10 +181,7 @@ func TestAppendReadRollReopen(t *testing.T) {
 	// No Close: an unclean shutdown. Reopening recovers from the recovery
 	// point and loses nothing that was written (Mem keeps unsynced data
 	// unless crash-cloned).
-	l2, err := kafkalog.Open(fsys, "data/orders-0", cfg, kafkalog.Options{Clock: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l2 := mustOpen(t, fsys, "data/orders-0", cfg, c)
 	if rep := l2.LoadReport(); rep.CleanShutdown || len(rep.Recovered) == 0 {
 		t.Fatalf("unclean reopen did not recover: %+v", rep)
 	}
@@ -193,10 +194,7 @@ func TestAppendReadRollReopen(t *testing.T) {
 func TestOffsetForTimestamp(t *testing.T) {
 	fsys := vfs.NewMem()
 	c := &clock{ms: 1_000_000}
-	l, err := kafkalog.Open(fsys, "d/t-0", smallConfig(t, 1500), kafkalog.Options{Clock: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustOpen(t, fsys, "d/t-0", smallConfig(t, 1500), c)
 	defer l.Close()
 	var w record.Builder
 	// Timestamps go up by 100 per batch but the 5th batch is stamped in
@@ -252,10 +250,7 @@ func TestOffsetForTimestamp(t *testing.T) {
 func TestTruncateAndFollower(t *testing.T) {
 	fsys := vfs.NewMem()
 	c := &clock{ms: 5000}
-	l, err := kafkalog.Open(fsys, "d/t-0", smallConfig(t, 1000), kafkalog.Options{Clock: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustOpen(t, fsys, "d/t-0", smallConfig(t, 1000), c)
 	var w record.Builder
 	var want []testRecord
 	for i := 0; i < 20; i++ {
@@ -311,10 +306,7 @@ func TestLoweredSegmentIndexBytes(t *testing.T) {
 	fsys := vfs.NewMem()
 	c := &clock{ms: 1_700_000_000_000}
 	cfg := smallConfig(t, 1<<20)
-	l, err := kafkalog.Open(fsys, "data/orders-0", cfg, kafkalog.Options{Clock: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustOpen(t, fsys, "data/orders-0", cfg, c)
 	var w record.Builder
 	var want []testRecord
 	seq := 0
@@ -343,6 +335,7 @@ func TestLoweredSegmentIndexBytes(t *testing.T) {
 	lowered := cfg
 	lowered.SegmentIndexBytes = 64 // 8 offset-index entries, 5 time-index entries
 	for _, crashed := range []bool{false, true} {
+		var err error
 		l, err = kafkalog.Open(fsys, "data/orders-0", lowered, kafkalog.Options{Clock: c})
 		if err != nil {
 			t.Fatalf("crashed=%v: reopen with segment.index.bytes=64: %v", crashed, err)
@@ -373,10 +366,7 @@ func TestReadCommittedAfterCommit(t *testing.T) {
 		t.Run(fmt.Sprintf("manualHW=%v", manualHW), func(t *testing.T) {
 			fsys := vfs.NewMem()
 			c := &clock{ms: 1_700_000_000_000}
-			l, err := kafkalog.Open(fsys, "data/orders-0", smallConfig(t, 1<<20), kafkalog.Options{Clock: c})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := mustOpen(t, fsys, "data/orders-0", smallConfig(t, 1<<20), c)
 			defer l.Close()
 			if manualHW {
 				l.SetHighWatermark(0) // from now on, the test moves it
@@ -445,10 +435,7 @@ func TestMissingTimeIndexIsRebuilt(t *testing.T) {
 			fsys := vfs.NewMem()
 			c := &clock{ms: 1_000_000}
 			cfg := smallConfig(t, 1500)
-			l, err := kafkalog.Open(fsys, "d/t-0", cfg, kafkalog.Options{Clock: c})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := mustOpen(t, fsys, "d/t-0", cfg, c)
 			var w record.Builder
 			for i := range 24 {
 				b, _ := buildBatch(t, &w, compress.None, i*3, 3, 1_000_000+int64(i*100))
@@ -474,10 +461,7 @@ func TestMissingTimeIndexIsRebuilt(t *testing.T) {
 			if err := fsys.Remove("d/t-0/00000000000000000000.timeindex"); err != nil {
 				t.Fatal(err)
 			}
-			l, err = kafkalog.Open(fsys, "d/t-0", cfg, kafkalog.Options{Clock: c})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l = mustOpen(t, fsys, "d/t-0", cfg, c)
 			defer l.Close()
 			rep := l.LoadReport()
 			if len(rep.Recovered) == 0 || rep.Recovered[0].BaseOffset != 0 || rep.Recovered[0].Why != "missing time index" {
