@@ -1,0 +1,79 @@
+package dev.segkit.oracle;
+
+import java.util.Arrays;
+
+/**
+ * The oracle's entry point: Kafka 4.3.1's own storage code and broker, run
+ * beside segkit so that Kafka is the judge. Every command that reports prints
+ * JSON on stdout (one object per line); logs and diagnostics go to stderr.
+ * Exit status: 0 done, 2 bad command line, 3 the command failed.
+ */
+public final class Main {
+    static final String USAGE = String.join("\n",
+        "Usage: oracle/kafka CMD ARGS...  (Kafka 4.3.1)",
+        "",
+        "  dump-log ARGS...",
+        "      Kafka's DumpLogSegments (org.apache.kafka.tools.DumpLogSegments) with ARGS.",
+        "  broker --log-dir D --port P [--controller-port C] [--config k=v]...",
+        "      A single-node KRaft broker (combined mode) on 127.0.0.1:P, formatted on first",
+        "      start. Prints {\"bootstrap\":\"127.0.0.1:P\",...} when ready; stops cleanly on",
+        "      SIGTERM or when stdin closes.",
+        "  adopt --log-dir D --topic T [--port P] [--config k=v]... [--topic-config k=v]... SRC...",
+        "      Makes a broker serve partition directories written offline: SRC i becomes",
+        "      partition i of topic T. Creates the topic (for its topic ID), stops, puts the",
+        "      segments in place with that ID in partition.metadata, removes the clean-shutdown",
+        "      marker and sets the recovery point to 0, starts again and keeps serving like",
+        "      `broker`. Prints one JSON report (topic ID, offsets, bytes Kafka's recovery",
+        "      truncated, stray directories) when ready.",
+        "  recover [--log-start-offset N] [--config k=v]... SRC OUT [SRC OUT]...",
+        "      Kafka's recovery (UnifiedLog/LogLoader, unclean shutdown, recovery point 0) on",
+        "      a copy OUT of SRC (OUT must not exist; its name must be topic-partition). One",
+        "      JSON line per pair: log start and end offsets, bytes truncated, segments kept",
+        "      and deleted. OUT keeps the rebuilt .index/.timeindex/.txnindex.",
+        "  retention SRC --now T [--config k=v]... [--high-watermark N] [--log-start-offset N]",
+        "  retention --batch   (JSON lines on stdin: {src, now, config, highWatermark, logStartOffset})",
+        "      Kafka's deleteOldSegments with a fixed clock, on a copy. Reports the deleted",
+        "      base offsets with Kafka's reason and the new log start offset.",
+        "  generate SCENARIO OUT",
+        "      Partitions written by the real broker, produced through it, into the log",
+        "      directory OUT. `generate list` names the scenarios.",
+        "");
+
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+            System.out.print(USAGE);
+            System.exit(args.length == 0 ? 2 : 0);
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        int code;
+        try {
+            switch (args[0]) {
+                case "recover": code = Storage.recover(rest); break;
+                case "retention": code = Storage.retention(rest); break;
+                case "broker": code = Broker.serve(rest); break;
+                case "adopt": code = Broker.adopt(rest); break;
+                case "generate": code = Generate.run(rest); break;
+                default:
+                    System.err.println("oracle/kafka: unknown command " + args[0] + "\n");
+                    System.err.print(USAGE);
+                    code = 2;
+            }
+        } catch (UsageException e) {
+            System.err.println("oracle/kafka " + args[0] + ": " + e.getMessage());
+            code = 2;
+        } catch (Exception e) {
+            System.err.println("oracle/kafka " + args[0] + ": " + e);
+            e.printStackTrace(System.err);
+            code = 3;
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /** A bad command line: exit 2. */
+    static final class UsageException extends Exception {
+        UsageException(String msg) { super(msg); }
+    }
+}
