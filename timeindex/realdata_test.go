@@ -203,6 +203,7 @@ var offsetRules = map[string]timeindex.OffsetRule{
 	"macsakini__KafkaCluster":                                         timeindex.RecordOffsets,  // 3.4
 	"ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions": timeindex.RecordOffsets,  // 3.7
 	"RaviAzzuraPutra__LATIHAN-MICROSERVICE-NEW":                       timeindex.RecordOffsets,  // 3.6.1
+	"kafka-broker": timeindex.ShallowOffsets, // 4.3.1 (testdata/kafka-broker)
 }
 
 // followers are partitions whose broker was a follower (PROVENANCE.md):

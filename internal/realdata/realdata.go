@@ -59,11 +59,68 @@ func Dir(tb testing.TB) string {
 	return d
 }
 
-// Glob returns the files under the kafka-real directory whose base name
-// matches pattern (filepath.Match syntax), sorted, as paths.
+// BrokerDir returns the repository's testdata/kafka-broker: partitions a
+// Kafka 4.3.1 broker wrote (see its PROVENANCE.md), committed so that a clone
+// without ../shared (and without Java) still tests against broker files.
+func BrokerDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.HasPrefix(string(b), "module github.com/segkit/segkit\n") {
+			cand := filepath.Join(d, "testdata", "kafka-broker")
+			if st, err := os.Stat(cand); err == nil && st.IsDir() {
+				return cand, nil
+			}
+			return "", errors.New("realdata: no testdata/kafka-broker in " + d)
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("realdata: not inside the segkit repository")
+		}
+	}
+}
+
+// Roots returns the directories of broker-written files the tests read:
+// ../shared/kafka-real and the repository's testdata/kafka-broker. A missing
+// kafka-real skips the test (fails it under CI=true) as Dir does.
+func Roots(tb testing.TB) []string {
+	tb.Helper()
+	roots := []string{Dir(tb)}
+	if b, err := BrokerDir(); err == nil {
+		roots = append(roots, b)
+	} else {
+		tb.Fatal(err)
+	}
+	return roots
+}
+
+// Glob returns the files under the kafka-real directory and
+// testdata/kafka-broker whose base name matches pattern (filepath.Match
+// syntax), sorted, as paths.
 func Glob(tb testing.TB, pattern string) []string {
 	tb.Helper()
-	root := Dir(tb)
+	var out []string
+	for _, root := range Roots(tb) {
+		out = append(out, glob(tb, root, pattern)...)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		tb.Fatalf("realdata: no %s files under %s", pattern, strings.Join(Roots(tb), ", "))
+	}
+	return out
+}
+
+// GlobUnder is Glob restricted to one root (one of Roots).
+func GlobUnder(tb testing.TB, root, pattern string) []string {
+	tb.Helper()
+	out := glob(tb, root, pattern)
+	sort.Strings(out)
+	return out
+}
+
+func glob(tb testing.TB, root, pattern string) []string {
+	tb.Helper()
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -80,15 +137,17 @@ func Glob(tb testing.TB, pattern string) []string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		tb.Fatalf("realdata: no %s files under %s", pattern, root)
-	}
 	return out
 }
 
-// Rel returns p relative to the kafka-real directory, for test names.
+// Rel returns p relative to the kafka-real directory (or, for the broker
+// files, to the repository's testdata, as "kafka-broker/..."), for test names.
 func Rel(tb testing.TB, p string) string {
+	if b, err := BrokerDir(); err == nil {
+		if r, err := filepath.Rel(filepath.Dir(b), p); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+	}
 	r, err := filepath.Rel(Dir(tb), p)
 	if err != nil {
 		return p
