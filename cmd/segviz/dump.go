@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,30 +12,44 @@ import (
 	"github.com/segkit/segkit/vfs"
 )
 
-const dumpHelp = `Usage: segviz dump [--deep] [--print-data] [--json] [--verify-index | --verify-index-only | --index-sanity-check] FILE...
+const dumpHelp = `Usage: segviz dump [flags] [--files FILE[,FILE...]] [FILE...]
 
-Prints each file in the manner of Kafka's kafka-dump-log. For a .log file,
-one line per batch with Kafka's field names (baseOffset, lastOffset, count,
-producerId, ... crc, isvalid). Legacy v0/v1 messages are shown too, and a
-compressed legacy wrapper is opened to count its records. For an .index,
-one line per entry ("offset: O position: P"); for a .timeindex,
-"timestamp: T offset: O"; for a .txnindex, one aborted transaction a line.
+Prints each file as Kafka's kafka-dump-log (DumpLogSegments, Kafka 4.3)
+does, line for line, with Kafka's flags: for a .log or a KRaft .checkpoint
+snapshot, one line per batch; with --deep-iteration one line per record;
+with --print-data-log the keys and values. For an .index, one line per entry
+("offset: O position: P"), for a .timeindex "timestamp: T offset: O", for a
+.txnindex one aborted transaction a line, for a producer .snapshot one
+producer a line. What Kafka prints on standard error (index mismatches,
+time index errors, non-consecutive offsets, unknown files) goes there too,
+after the last file.
 
-  --deep        also print one line per record
-  --print-data  also print each record's key and value (implies --deep);
-                text that is printable UTF-8 is shown as is, else as hex
-  --json        print JSON lines instead (one object per batch, record,
-                index entry or problem; the field names are stable, see the
-                README)
-  --verify-index        cross-check each index entry against the segment's
-                .log (the file with the same base name) and print what is
-                wrong, with its byte position in the index
-  --verify-index-only   the same, printing only the problems
-  --index-sanity-check  run Kafka's sanity check on each index, and print
-                whether it passed
+Kafka's flags:
+  --files F1,F2,...       the files to dump (also as arguments)
+  --deep-iteration        one line per record (alias --deep)
+  --print-data-log        also each record's key and value, decoded as
+                          UTF-8 (implies --deep-iteration; alias --print-data)
+  --skip-record-metadata  print the keys and values without the record's
+                          metadata
+  --verify-index-only     check the indexes against the .log without
+                          printing their entries
+  --index-sanity-check    run the sanity check a broker runs at start-up
+  --max-message-size N    the largest batch an .index entry may point at
+                          (default 5242880)
+  --max-bytes N           read only the batches within the first N bytes of
+                          each .log
 
-A batch whose checksum fails is printed with isvalid: false and the dump
-goes on; other corruption stops the file with its byte position.
+segviz's own:
+  --json          print JSON lines instead (one object per batch, record,
+                  index entry or problem; the field names are stable, see the
+                  README)
+  --verify-index  also print segviz's cross-check of each index against the
+                  segment's .log: what is wrong, with its byte position in
+                  the index and a level
+
+Where Kafka's tool would stop at an exception (corruption, a bad checksum's
+detail, a failed sanity check), segviz prints an "Error: ..." line on
+standard error and goes on with the next file.
 
 Index findings have a level. Errors make a lookup through the index wrong.
 Warnings: zero padding of an untrimmed index (normal for the partition's
@@ -44,43 +59,93 @@ mismatches; a lookup through them is exact) and similar valid entries.
 
 Exit status: 0 if every file is valid (warnings and info included), 1 if
 any problem was found (bad CRC, corruption, a partial entry at the end, an
-index error, a failed sanity check), 2 for a bad command line, 3 if a file
-could not be read (or --verify-index found no .log for an index).
+index error, a failed sanity check), 2 for a bad command line or a file of
+an unknown kind, 3 if a file could not be read.
 
 Examples:
-  segviz dump testdata/sample/00000000000000000000.log
-  segviz dump --deep --print-data --json 00000000000000000000.log | jq .
+  segviz dump --files testdata/sample/00000000000000000000.log
+  segviz dump --deep-iteration --print-data-log --json 00000000000000000000.log | jq .
   segviz dump --verify-index-only my-topic-0/*.index my-topic-0/*.timeindex
 `
 
+// dumpFlags are the flags of segviz dump.
+type dumpFlags struct {
+	log   dumplog.Options
+	index dumplog.IndexOptions
+	files []string
+}
+
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("dump", dumpHelp, stderr)
-	var opt dumplog.Options
-	fs.BoolVar(&opt.Deep, "deep", false, "print one line per record")
-	fs.BoolVar(&opt.Deep, "deep-iteration", false, "same as --deep (Kafka's name)")
-	fs.BoolVar(&opt.PrintData, "print-data", false, "print keys and values (implies --deep)")
-	fs.BoolVar(&opt.PrintData, "print-data-log", false, "same as --print-data (Kafka's name)")
+	var f dumpFlags
+	opt, iopt := &f.log, &f.index
+	for _, name := range []string{"deep-iteration", "deep"} {
+		fs.BoolVar(&opt.Deep, name, false, "print one line per record")
+	}
+	for _, name := range []string{"print-data-log", "print-data"} {
+		fs.BoolVar(&opt.PrintData, name, false, "print keys and values (implies --deep-iteration)")
+	}
+	fs.BoolVar(&opt.SkipRecordMetadata, "skip-record-metadata", false, "print keys and values without the records' metadata")
 	fs.BoolVar(&opt.JSON, "json", false, "print JSON lines")
-	var iopt dumplog.IndexOptions
-	fs.BoolVar(&iopt.Verify, "verify-index", false, "cross-check index entries against the segment's .log")
-	fs.BoolVar(&iopt.VerifyOnly, "verify-index-only", false, "as --verify-index, printing only the problems")
+	fs.Func("files", "comma-separated files to dump", func(v string) error {
+		f.files = append(f.files, strings.Split(v, ",")...)
+		return nil
+	})
+	maxBytes := fs.Int64("max-bytes", math.MaxInt32, "read only the batches within the first `N` bytes of each .log")
+	fs.IntVar(&iopt.MaxMessageSize, "max-message-size", dumplog.DefaultMaxMessageSize, "the largest batch (`bytes`) an .index entry may point at")
+	fs.BoolVar(&iopt.Verify, "verify-index", false, "also print segviz's cross-check of index entries against the segment's .log")
+	fs.BoolVar(&iopt.VerifyOnly, "verify-index-only", false, "check indexes without printing their entries")
 	fs.BoolVar(&iopt.SanityOnly, "index-sanity-check", false, "run Kafka's sanity check on index files")
-	if code := parseFlags(fs, args, stdout); code >= 0 {
-		return code
+	// Files may come between flags, as Kafka's option parser allows.
+	for rest := args; ; {
+		if code := parseFlags(fs, rest, stdout); code >= 0 {
+			return code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		f.files = append(f.files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if *maxBytes != math.MaxInt32 {
+		opt.MaxBytes = max(*maxBytes, 1)
 	}
 	iopt.JSON = opt.JSON
-	if fs.NArg() == 0 {
+	if len(f.files) == 0 {
 		fmt.Fprintln(stderr, "segviz dump: no files given")
 		fs.Usage()
 		return exitUsage
 	}
+	if opt.JSON {
+		return dumpJSON(&f, stdout, stderr)
+	}
+	s := &dumplog.Session{Stdout: stdout, Stderr: stderr, FS: vfs.OS(), Log: f.log, Index: f.index}
 	code := exitOK
-	for _, path := range fs.Args() {
+	for _, path := range f.files {
+		problems, err := s.Dump(path)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "segviz dump: %v\n", err)
+			code = worse(code, exitFailure)
+		case problems > 0:
+			code = worse(code, exitProblem)
+		case !dumplog.Known(path):
+			code = worse(code, exitUsage)
+		}
+	}
+	s.Close()
+	return code
+}
+
+// dumpJSON dumps the files as JSON lines.
+func dumpJSON(f *dumpFlags, stdout, stderr io.Writer) int {
+	code := exitOK
+	for _, path := range f.files {
 		var c int
 		if dumplog.IsIndexFile(path) {
-			c = dumpIndexFile(path, iopt, stdout, stderr)
+			c = dumpIndexFile(path, f.index, stdout, stderr)
 		} else {
-			c = dumpFile(path, opt, stdout, stderr)
+			c = dumpFile(path, f.log, stdout, stderr)
 		}
 		code = worse(code, c)
 	}
@@ -121,7 +186,7 @@ func dumpFile(path string, opt dumplog.Options, stdout, stderr io.Writer) int {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".log", ".checkpoint", ".deleted", ".cleaned", ".swap":
 	default:
-		fmt.Fprintf(stderr, "segviz dump: %s: don't know how to dump %q files (want .log, .index, .timeindex or .txnindex)\n", path, ext)
+		fmt.Fprintf(stderr, "segviz dump: %s: --json does not dump %q files (want .log, .checkpoint, .index, .timeindex or .txnindex)\n", path, ext)
 		return exitUsage
 	}
 	res, err := dumplog.Log(stdout, f, st.Size(), path, opt)

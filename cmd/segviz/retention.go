@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/segkit/segkit/format"
 	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/log/config"
@@ -75,10 +76,11 @@ times in epoch milliseconds:
 
 ("readableUntil" is null for a segment no rule will delete.)
 
-Exit status: 0 when the plan was made, 1 when timestamps put records at
-risk (stamped in the future, which blocks the time rule, or written
-already older than retention.ms, which the next check deletes), 2 for a
-bad command line, 3 when DIR could not be read.
+Exit status: 0 when the plan was made, warnings included (timestamps that
+put records at risk: stamped in the future, which blocks the time rule, or
+written already older than retention.ms, which the next check deletes), 1
+when damage in the partition (corruption) stopped it, 2 for a bad command
+line, 3 when DIR could not be read.
 
 Examples:
   segviz retention /var/kafka-logs/payments-0
@@ -244,13 +246,13 @@ func retentionDir(dir string, cfg config.Config, broker config.Broker, o retenti
 	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{ReadOnly: true, Clock: fixedClock(o.now)})
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
-		return exitFailure
+		return retentionErrCode(err)
 	}
 	defer l.Close()
 	state, err := retention.StateOf(l)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz retention: %s: %v\n", dir, err)
-		return exitFailure
+		return retentionErrCode(err)
 	}
 	hwFrom := "the log end offset (no replication-offset-checkpoint entry)"
 	if m, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(dir), "replication-offset-checkpoint")); err == nil {
@@ -267,19 +269,15 @@ func retentionDir(dir string, cfg config.Config, broker config.Broker, o retenti
 	plan, err := p.Plan(state, o.now)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
-		return exitFailure
+		return retentionErrCode(err)
 	}
 	fc, err := retention.ReadableUntil(state, p, sched, o.now)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
-		return exitFailure
+		return retentionErrCode(err)
 	}
-	code := exitOK
-	for _, w := range plan.Warnings {
-		if w.Kind == retention.KindFutureTimestamp || w.Kind == retention.KindFarPastTimestamp {
-			code = exitProblem
-		}
-	}
+	// Warnings (future or far-past timestamps) are printed and pass, as
+	// in verify: the plan was computed.
 	if o.json {
 		if err := writeRetentionJSON(stdout, plan, fc, state); err != nil {
 			fmt.Fprintf(stderr, "segviz retention: %v\n", err)
@@ -288,10 +286,20 @@ func retentionDir(dir string, cfg config.Config, broker config.Broker, o retenti
 		for _, w := range plan.Warnings {
 			fmt.Fprintf(stderr, "segviz retention: warning: %s\n", w)
 		}
-		return code
+		return exitOK
 	}
 	printRetention(stdout, dir, l, state, hwFrom, p, sched, plan, fc)
-	return code
+	return exitOK
+}
+
+// retentionErrCode is the exit status of an error that stopped the plan:
+// 1 for damage in the partition, 3 for a failure to read it.
+func retentionErrCode(err error) int {
+	var ce *format.CorruptionError
+	if errors.As(err, &ce) {
+		return exitProblem
+	}
+	return exitFailure
 }
 
 // retentionJSON is the --json object; its field names are part of the

@@ -1,9 +1,14 @@
-// Package dumplog prints the contents of Kafka log segment files, in the
-// manner of Kafka's kafka-dump-log tool (DumpLogSegments): one line per
-// batch with Kafka's field names, optionally one line per record and the
-// records' keys and values, or the same as JSON lines whose field names
-// are a stable interface (documented in the README).
+// Package dumplog prints the contents of Kafka's partition files as Kafka
+// 4.3's kafka-dump-log tool (DumpLogSegments) does, line for line: Log
+// dumps a .log or a KRaft .checkpoint snapshot (one line per batch,
+// optionally one per record with the keys and values), Index an .index,
+// .timeindex or .txnindex, and a Session runs the tool's whole flow over
+// several files, producer .snapshot files included, with the findings the
+// tool prints on standard error after the last file. Log and Index also
+// print JSON lines whose field names are a stable interface (documented in
+// the README).
 //
 // It is the engine behind `segviz dump`, kept out of cmd/ so that fuzz
-// targets and the WASM bridge can use it too.
+// targets and the WASM bridge can use it too. oracle/dump_test.go compares
+// its text with Kafka's own tool.
 package dumplog

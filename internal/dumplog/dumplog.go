@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
@@ -27,6 +26,20 @@ type Options struct {
 	// MaxDecompressed bounds each batch's decompressed size (0: the
 	// record package's default).
 	MaxDecompressed int
+	// SkipRecordMetadata leaves out the "| offset: ..." part of record
+	// lines, and with it control records' contents (Kafka's
+	// --skip-record-metadata). Text only.
+	SkipRecordMetadata bool
+	// MaxBytes reads only the batches that end within the first MaxBytes
+	// bytes of the file (Kafka's --max-bytes); 0 reads the whole file. A
+	// limit also silences the "invalid bytes at the end" line, as in
+	// Kafka.
+	MaxBytes int64
+	// Errors receives, in text mode, the problems Kafka's tool has no
+	// line for (corruption, a checksum failure): segviz's own
+	// "Error: ..." lines, kept off the standard output so that it stays
+	// Kafka's. Nil sends them to the dump's writer.
+	Errors io.Writer
 }
 
 // Result summarises a dump.
@@ -34,7 +47,17 @@ type Result struct {
 	Batches  int
 	Records  int
 	Problems int // corrupt entries, bad CRCs, torn tails
+	// NonConsecutive lists, with Deep, each record whose offset is not
+	// its predecessor's plus one (the first record's predecessor is -1),
+	// as (previous offset, offset): what Kafka's tool reports as
+	// "Non-consecutive offsets".
+	NonConsecutive []OffsetPair
 }
+
+// OffsetPair is a pair of numbers Kafka's tool reports together on
+// standard error: an offset and the one that follows it, an index entry's
+// offset and the batch's, or an index entry's timestamp and the log's.
+type OffsetPair struct{ First, Second int64 }
 
 // BatchJSON is the JSON line printed per batch (or legacy entry).
 type BatchJSON struct {
@@ -62,8 +85,25 @@ type BatchJSON struct {
 
 // HeaderJSON is one record header in a record line.
 type HeaderJSON struct {
-	Key   string  `json:"key"`
-	Value *string `json:"value,omitempty"` // base64, with --print-data
+	Key string `json:"key"`
+	// Value is the header's value in base64, or nil for a null value;
+	// with --print-data only.
+	Value *string `json:"value"`
+	// PrintData says whether Value is printed: with --print-data, as
+	// base64 or null; without, it is left out.
+	PrintData bool `json:"-"`
+}
+
+// MarshalJSON leaves the value out without --print-data, and prints a
+// null value as null with it.
+func (h HeaderJSON) MarshalJSON() ([]byte, error) {
+	if !h.PrintData {
+		return json.Marshal(struct {
+			Key string `json:"key"`
+		}{h.Key})
+	}
+	type plain HeaderJSON
+	return json.Marshal(plain(h))
 }
 
 // RecordJSON is the JSON line printed per record with --deep.
@@ -111,6 +151,9 @@ type printer struct {
 	path string
 	res  Result
 	line []byte
+	last int64 // the offset of the last record printed, -1 before the first
+	dec  compress.Decoder
+	buf  []byte
 }
 
 // Log dumps the log segment r (size bytes, named path) to w.
@@ -118,7 +161,7 @@ func Log(w io.Writer, r io.ReaderAt, size int64, path string, opt Options) (Resu
 	if opt.PrintData {
 		opt.Deep = true
 	}
-	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path}
+	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path, last: -1}
 	err := p.log(r, size)
 	if ferr := p.w.Flush(); err == nil {
 		err = ferr
@@ -128,10 +171,10 @@ func Log(w io.Writer, r io.ReaderAt, size int64, path string, opt Options) (Resu
 
 func (p *printer) log(r io.ReaderAt, size int64) error {
 	if !p.opt.JSON {
-		fmt.Fprintf(p.w, "Dumping %s\n", p.path)
-		if base, ok := baseOffsetFromName(p.path); ok {
-			fmt.Fprintf(p.w, "Log starting offset: %d\n", base)
-		}
+		p.header()
+	}
+	if p.opt.MaxBytes > 0 && p.opt.MaxBytes < size {
+		size = p.opt.MaxBytes
 	}
 	var rs record.ReaderScanner
 	it := record.Iterator{MaxDecompressed: p.opt.MaxDecompressed}
@@ -157,7 +200,7 @@ func (p *printer) log(r io.ReaderAt, size int64) error {
 		// A complete entry whose checksum fails is shown, as Kafka shows
 		// it (isvalid: false), and the dump goes on after it.
 		at := rs.ValidEnd()
-		if next, ok := p.badCRC(r, size, at, err); ok {
+		if next, ok := p.badCRC(r, size, at, err, &it, &lit, &rec); ok {
 			start = next
 			continue
 		}
@@ -165,20 +208,20 @@ func (p *printer) log(r io.ReaderAt, size int64) error {
 		return nil
 	}
 	if kind, at, n := rs.Tail(); kind != record.TailNone {
-		if kind == record.TailZeros {
-			if !p.opt.JSON {
-				fmt.Fprintf(p.w, "Zero padding: %d bytes at position %d (preallocated or crash-extended file)\n", n, at)
+		if p.opt.JSON {
+			if kind != record.TailZeros && p.opt.MaxBytes == 0 {
+				p.problem(at, fmt.Sprintf("found %d invalid bytes at the end of %s (a partial entry)", n, p.path))
 			}
-		} else {
-			p.problem(at, fmt.Sprintf("found %d invalid bytes at the end of %s (a partial entry)", n, p.path))
+			return nil
 		}
+		p.tailText(r, kind, at, n)
 	}
 	return nil
 }
 
 // badCRC prints the entry at pos if err is a checksum failure of a
 // complete entry, and returns the position after it.
-func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error) (int64, bool) {
+func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) (int64, bool) {
 	if !errors.Is(err, format.ErrCRC) {
 		return 0, false
 	}
@@ -209,7 +252,7 @@ func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error) (int64, bool
 	default:
 		return 0, false
 	}
-	p.entry(&e, false, nil, nil, nil)
+	p.entry(&e, false, it, lit, rec)
 	p.problem(pos+record.CRCOffset, err.Error())
 	return end, true
 }
@@ -228,7 +271,7 @@ func (p *printer) problem(pos int64, msg string) {
 		p.writeJSON(ErrorJSON{Type: "error", File: p.path, Position: pos, Error: msg})
 		return
 	}
-	fmt.Fprintf(p.w, "Error: %s: position %d: %s\n", p.path, pos, msg)
+	p.errorf("Error: %s: position %d: %s\n", p.path, pos, msg)
 }
 
 func (p *printer) writeJSON(v any) {
@@ -241,9 +284,14 @@ func (p *printer) writeJSON(v any) {
 }
 
 // entry prints one entry and, if deep, its records. valid says whether the
-// entry passed its checks (records of a bad entry are not decoded).
+// entry passed its checks (in JSON, the records of a bad entry are not
+// decoded; in text they are, as Kafka's tool decodes them).
 func (p *printer) entry(e *record.Entry, valid bool, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) error {
 	p.res.Batches++
+	if !p.opt.JSON {
+		p.entryText(e, valid, it, lit, rec)
+		return nil
+	}
 	bj := BatchJSON{Type: "batch", File: p.path, Position: e.Position, Magic: e.Magic, CRCValid: valid, Size: e.Size()}
 	if e.Magic == record.MagicV2 {
 		b := &e.Batch
@@ -281,18 +329,10 @@ func (p *printer) entry(e *record.Entry, valid bool, it *record.Iterator, lit *r
 		}
 	}
 	p.res.Records += bj.Count
-	if p.opt.JSON {
-		p.writeJSON(bj)
-	} else {
-		p.batchText(&bj, e)
-	}
+	p.writeJSON(bj)
 	if p.opt.Deep {
 		for i := range recs {
-			if p.opt.JSON {
-				p.writeJSON(recs[i])
-			} else {
-				p.recordText(&recs[i], e)
-			}
+			p.writeJSON(recs[i])
 		}
 	}
 	if recErr != nil {
@@ -306,7 +346,7 @@ func (p *printer) records(e *record.Entry, it *record.Iterator, lit *record.Lega
 	add := func(control bool) {
 		rj := RecordJSON{Type: "record", Offset: rec.Offset, Timestamp: rec.Timestamp, KeySize: size(rec.Key), ValueSize: size(rec.Value), Headers: []HeaderJSON{}, PrintData: p.opt.PrintData}
 		for _, h := range rec.Headers {
-			hj := HeaderJSON{Key: string(h.Key)}
+			hj := HeaderJSON{Key: string(h.Key), PrintData: p.opt.PrintData}
 			if p.opt.PrintData {
 				hj.Value = b64(h.Value)
 			}
@@ -349,91 +389,6 @@ func b64(b []byte) *string {
 	}
 	s := base64.StdEncoding.EncodeToString(b)
 	return &s
-}
-
-// batchText prints a batch line with kafka-dump-log's field names.
-func (p *printer) batchText(b *BatchJSON, e *record.Entry) {
-	l := p.line[:0]
-	if e.Magic == record.MagicV2 {
-		h := &e.Batch
-		l = fmt.Appendf(l, "baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t deleteHorizonMs: %s position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t",
-			b.BaseOffset, b.LastOffset, b.Count, h.BaseSequence, h.LastSequence(), h.ProducerID, h.ProducerEpoch, h.PartitionLeaderEpoch,
-			b.IsTransactional, b.IsControl, optionalLong(h.DeleteHorizonMs()), b.Position, b.TimestampType, b.MaxTimestamp, b.Size, b.Magic, b.Compression, b.CRC, b.CRCValid)
-	} else {
-		l = fmt.Appendf(l, "baseOffset: %d lastOffset: %d count: %d position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t",
-			b.BaseOffset, b.LastOffset, b.Count, b.Position, b.TimestampType, b.MaxTimestamp, b.Size, b.Magic, b.Compression, b.CRC, b.CRCValid)
-	}
-	l = append(l, '\n')
-	p.w.Write(l)
-	p.line = l
-}
-
-func optionalLong(v int64) string {
-	if v < 0 {
-		return "OptionalLong.empty"
-	}
-	return "OptionalLong[" + strconv.FormatInt(v, 10) + "]"
-}
-
-// recordText prints a record line as kafka-dump-log does ("| offset: ...").
-func (p *printer) recordText(r *RecordJSON, e *record.Entry) {
-	l := p.line[:0]
-	tsType := "CreateTime"
-	seq := int32(-1)
-	if e.Magic == record.MagicV2 {
-		tsType = e.Batch.Attributes.TimestampType().String()
-		if e.Batch.BaseSequence >= 0 {
-			seq = e.Batch.BaseSequence + int32(r.Offset-e.Batch.BaseOffset)
-		}
-	} else {
-		tsType = e.Legacy.TimestampType().String()
-	}
-	l = fmt.Appendf(l, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, tsType, r.Timestamp, r.KeySize, r.ValueSize)
-	if e.Magic == record.MagicV2 {
-		l = fmt.Appendf(l, " sequence: %d headerKeys: [", seq)
-		for i, h := range r.Headers {
-			if i > 0 {
-				l = append(l, ',')
-			}
-			l = append(l, h.Key...)
-		}
-		l = append(l, ']')
-	}
-	if r.ControlType != "" {
-		l = append(l, " controlType: "...)
-		l = append(l, r.ControlType...)
-	}
-	if p.opt.PrintData {
-		l = append(l, " key: "...)
-		l = appendData(l, r.Key)
-		l = append(l, " payload: "...)
-		l = appendData(l, r.Value)
-	}
-	l = append(l, '\n')
-	p.w.Write(l)
-	p.line = l
-}
-
-// appendData prints a base64 value as text when it is valid UTF-8 without
-// control characters, else as hex, and null as "null".
-func appendData(l []byte, b64v *string) []byte {
-	if b64v == nil {
-		return append(l, "null"...)
-	}
-	raw, _ := base64.StdEncoding.DecodeString(*b64v)
-	if utf8.Valid(raw) && printable(raw) {
-		return append(l, raw...)
-	}
-	return fmt.Appendf(l, "0x%x", raw)
-}
-
-func printable(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 && c != '\t' {
-			return false
-		}
-	}
-	return true
 }
 
 // baseOffsetFromName parses a segment file name's 20-digit base offset.

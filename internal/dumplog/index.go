@@ -29,7 +29,17 @@ type IndexOptions struct {
 	// SanityOnly runs Kafka's sanity check and prints its verdict only
 	// (--index-sanity-check).
 	SanityOnly bool
+	// MaxMessageSize bounds the batch Kafka's check reads at each
+	// .index entry (--max-message-size; 0: Kafka's default, 5 MiB).
+	MaxMessageSize int
+	// Errors receives, in text mode, what Kafka's tool would stop at with
+	// an exception (a failed sanity check, an entry pointing at no batch):
+	// segviz's own "Error: ..." lines. Nil sends them to the dump's writer.
+	Errors io.Writer
 }
+
+// DefaultMaxMessageSize is the default of Kafka's --max-message-size.
+const DefaultMaxMessageSize = 5 << 20
 
 // IndexResult summarises an index dump. Only Errors make a dump fail:
 // warnings (zero padding) and infos (multi-batch appends) describe valid
@@ -39,6 +49,20 @@ type IndexResult struct {
 	Errors   int
 	Warnings int
 	Infos    int
+
+	// What Kafka's tool reports on standard error after all files, found
+	// by its checks in text mode. Mismatches: for an .index, each entry
+	// whose offset is not the last offset of the batch at its position
+	// (entry offset, batch's last offset). For a .timeindex:
+	// TimestampMismatches, an entry whose timestamp is not its batch's
+	// largest record timestamp (index, log); OutOfOrder, an entry whose
+	// timestamp is not above the previous entry's (timestamp, previous);
+	// NotFound, an entry whose offset is not a batch's last offset (entry
+	// offset, the last offset of the batch holding it, or -1).
+	Mismatches          []OffsetPair
+	TimestampMismatches []OffsetPair
+	OutOfOrder          []OffsetPair
+	NotFound            []OffsetPair
 }
 
 // IndexJSON is the JSON line printed per .index entry. Position is the
@@ -107,6 +131,10 @@ type indexDump struct {
 	path string
 	base int64
 	res  IndexResult
+	// verify runs segviz's cross-check; show prints its findings (always
+	// in JSON, in text with Verify only: Kafka's text has no such lines).
+	verify, show bool
+	sum          *index.LogSummary // the .log, once summarised
 }
 
 // Index dumps the .index, .timeindex or .txnindex file at path of fsys, in
@@ -118,14 +146,15 @@ type indexDump struct {
 // returned only when the files cannot be read; what is wrong in them is
 // counted in the result.
 func Index(w io.Writer, fsys vfs.FS, path string, opt IndexOptions) (IndexResult, error) {
-	if opt.VerifyOnly {
-		opt.Verify = true
-	}
 	base, ok := baseOffsetFromName(path)
 	if !ok {
 		return IndexResult{}, fmt.Errorf("%s: the file name does not start with a 20-digit base offset", path)
 	}
-	d := &indexDump{w: bufio.NewWriterSize(w, 64<<10), opt: opt, fsys: fsys, path: path, base: base}
+	if opt.MaxMessageSize <= 0 {
+		opt.MaxMessageSize = DefaultMaxMessageSize
+	}
+	d := &indexDump{w: bufio.NewWriterSize(w, 64<<10), opt: opt, fsys: fsys, path: path, base: base,
+		verify: opt.Verify || opt.VerifyOnly, show: opt.JSON || opt.Verify}
 	if !opt.JSON {
 		fmt.Fprintf(d.w, "Dumping %s\n", path)
 	}
@@ -163,12 +192,9 @@ func (d *indexDump) offsetIndex() error {
 	defer x.Close()
 	return d.entryIndex(x, index.EntrySize, func(i int) {
 		e := x.Entry(i)
-		if d.opt.JSON {
-			d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
-		} else {
-			fmt.Fprintf(d.w, "offset: %d position: %d\n", e.Offset, e.Position)
-		}
-	}, func(log *index.LogSummary) []index.Problem { return index.VerifyOffsetIndex(x, log.Entries) })
+		d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
+	}, func() error { return d.kafkaOffsetIndex(x) },
+		func(log *index.LogSummary) []index.Problem { return index.VerifyOffsetIndex(x, log.Entries) })
 }
 
 func (d *indexDump) timeIndex() error {
@@ -179,39 +205,38 @@ func (d *indexDump) timeIndex() error {
 	defer x.Close()
 	return d.entryIndex(x, timeindex.EntrySize, func(i int) {
 		e := x.Entry(i)
-		if d.opt.JSON {
-			d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
-		} else {
-			fmt.Fprintf(d.w, "timestamp: %d offset: %d\n", e.Timestamp, e.Offset)
-		}
-	}, func(log *index.LogSummary) []index.Problem { return timeindex.Verify(x, log.Entries) })
+		d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
+	}, func() error { return d.kafkaTimeIndex(x) },
+		func(log *index.LogSummary) []index.Problem { return timeindex.Verify(x, log.Entries) })
 }
 
-// entryIndex is the dump of an offset or time index: the sanity check
-// alone, or the entries (without the padding, which is reported), then,
-// with Verify, the cross-check against the .log.
+// entryIndex is the dump of an offset or time index. In JSON: the sanity
+// check alone, or the entries (without the padding, which is reported),
+// then, with Verify, the cross-check against the .log. In text: Kafka's
+// dump (kafka), then, with Verify, segviz's findings.
 func (d *indexDump) entryIndex(x interface {
 	Padding() index.Padding
 	SanityCheck() error
 	Entries() int
-}, entrySize int, printEntry func(i int), verify func(*index.LogSummary) []index.Problem) error {
+}, entrySize int, printEntry func(i int), kafka func() error, verify func(*index.LogSummary) []index.Problem) error {
 	pad := x.Padding()
 	d.res.Entries = pad.ValidEntries
-	if d.opt.SanityOnly {
+	switch {
+	case !d.opt.JSON:
+		if err := kafka(); err != nil || d.opt.SanityOnly {
+			return err
+		}
+	case d.opt.SanityOnly:
 		d.sanity(x.SanityCheck())
 		d.padding(entrySize, pad)
 		return nil
-	}
-	if x.Entries() == 0 && !d.opt.JSON && !d.opt.VerifyOnly {
-		fmt.Fprintf(d.w, "%s is empty.\n", d.path)
-	}
-	if !d.opt.VerifyOnly {
+	case !d.opt.VerifyOnly:
 		for i := range pad.ValidEntries {
 			printEntry(i)
 		}
 	}
 	d.padding(entrySize, pad)
-	if !d.opt.Verify {
+	if !d.verify {
 		return nil
 	}
 	log, err := d.summarizeLog()
@@ -241,25 +266,27 @@ func (d *indexDump) txnIndex() error {
 			d.res.Entries++
 		}
 		d.problems([]index.Problem{{File: d.path, Position: ce.Offset, Kind: index.KindSanity, Level: index.Error, Detail: err.Error()}})
+		if !d.show {
+			d.errorf("Error: %v\n", err)
+		}
 		return nil
 	}
 	defer x.Close()
 	d.res.Entries = x.Entries()
-	if d.opt.SanityOnly {
+	// Kafka's tool prints a transaction index's entries whatever the
+	// flags.
+	if d.opt.SanityOnly && d.opt.JSON {
 		d.sanity(x.SanityCheck())
 		return nil
 	}
-	if !x.Exists() && !d.opt.JSON && !d.opt.VerifyOnly {
-		fmt.Fprintf(d.w, "%s does not exist.\n", d.path)
-	}
-	if !d.opt.VerifyOnly {
+	if !d.opt.VerifyOnly || !d.opt.JSON {
 		for i, t := range x.All() {
 			d.txn(int64(i)*index.AbortedTxnSize, t)
 		}
 	}
 	var entries []index.LogEntrySummary
 	var log *index.LogSummary
-	if d.opt.Verify {
+	if d.verify {
 		if log, err = d.summarizeLog(); err != nil {
 			return err
 		}
@@ -298,7 +325,7 @@ func (d *indexDump) sanity(err error) {
 		d.json(SanityJSON{Type: "sanity", File: d.path, Passed: false, Detail: err.Error()})
 		return
 	}
-	fmt.Fprintf(d.w, "Error: %s failed sanity check: %v\n", d.path, err)
+	d.errorf("Error: %s failed sanity check: %v\n", d.path, err)
 }
 
 // padding reports the zero padding of an untrimmed index, if any.
@@ -328,25 +355,44 @@ func (d *indexDump) active() bool {
 	return true
 }
 
-// summarizeLog reads the segment's .log.
-func (d *indexDump) summarizeLog() (*index.LogSummary, error) {
-	logPath := strings.TrimSuffix(d.path, filepath.Ext(d.path)) + ".log"
-	f, err := d.fsys.Open(logPath)
+// logPath is the path of the index's segment log.
+func (d *indexDump) logPath() string {
+	return strings.TrimSuffix(d.path, filepath.Ext(d.path)) + ".log"
+}
+
+// openLog opens the segment's .log and returns its size.
+func (d *indexDump) openLog() (vfs.File, int64, error) {
+	f, err := d.fsys.Open(d.logPath())
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: --verify-index needs the segment's log, %s: %w", d.path, logPath, err)
+			return nil, 0, fmt.Errorf("%s: checking the index needs the segment's log, %s: %w", d.path, d.logPath(), err)
 		}
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// summarizeLog reads the segment's .log, once.
+func (d *indexDump) summarizeLog() (*index.LogSummary, error) {
+	if d.sum != nil {
+		return d.sum, nil
+	}
+	f, size, err := d.openLog()
+	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	logPath := d.logPath()
+	s, err := index.SummarizeLog(f, size, logPath)
 	if err != nil {
 		return nil, err
 	}
-	s, err := index.SummarizeLog(f, st.Size(), logPath)
-	if err != nil {
-		return nil, err
-	}
+	d.sum = s
 	if s.Err != nil {
 		pos := s.ValidEnd
 		var ce *format.CorruptionError
@@ -370,6 +416,9 @@ func (d *indexDump) problems(ps []index.Problem) {
 		default:
 			d.res.Infos++
 		}
+		if !d.show {
+			continue
+		}
 		if d.opt.JSON {
 			d.json(ProblemJSON{Type: "problem", File: p.File, Position: p.Position, Kind: p.Kind, Level: p.Level.String(), Detail: p.Detail})
 			continue
@@ -381,7 +430,7 @@ func (d *indexDump) problems(ps []index.Problem) {
 
 // summary closes a verification with its counts (text only).
 func (d *indexDump) summary(log *index.LogSummary) {
-	if d.opt.JSON || d.opt.VerifyOnly {
+	if d.opt.JSON || !d.opt.Verify || d.opt.VerifyOnly {
 		return
 	}
 	fmt.Fprintf(d.w, "Verified %d entries against %s (%d batches): %d errors, %d warnings, %d notes\n",

@@ -86,7 +86,7 @@ func TestIndexDumpText(t *testing.T) {
 		"offset: 102 position: " + strconv.FormatInt(p[2].Position, 10) + "\n" +
 		"offset: 104 position: " + strconv.FormatInt(p[4].Position, 10) + "\n" +
 		"Verified 2 entries against p/00000000000000000100.log (6 batches): 0 errors, 0 warnings, 0 notes\n"
-	if got != want || res != (dumplog.IndexResult{Entries: 2}) {
+	if got != want || res.Entries != 2 || res.Errors+res.Warnings+res.Infos != 0 || len(res.Mismatches) != 0 {
 		t.Fatalf("got\n%s\nwant\n%s\n%+v", got, want, res)
 	}
 	got, _ = dump(t, fsys, "p/00000000000000000100.timeindex", dumplog.IndexOptions{})
@@ -96,6 +96,10 @@ func TestIndexDumpText(t *testing.T) {
 		"timestamp: 1700000000010 offset: 105\n"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	got, res = dump(t, fsys, "p/00000000000000000100.timeindex", dumplog.IndexOptions{VerifyOnly: true})
+	if got != "Dumping p/00000000000000000100.timeindex\n" || len(res.TimestampMismatches)+len(res.OutOfOrder)+len(res.NotFound) != 0 {
+		t.Fatalf("verify-only:\n%s\n%+v", got, res)
 	}
 	got, res = dump(t, fsys, "p/00000000000000000100.txnindex", dumplog.IndexOptions{Verify: true})
 	if !strings.Contains(got, "version: 0 producerId: 9 firstOffset: 101 lastOffset: 105 lastStableOffset: 101\n") || res.Errors != 0 {
@@ -108,7 +112,8 @@ func TestIndexDumpText(t *testing.T) {
 }
 
 // TestIndexDumpProblems damages the index and checks the problems, their
-// levels and the result counts; --verify-index-only prints no entries.
+// levels and the result counts; --verify-index-only prints no entries,
+// and Kafka's check stops at the entry that points at no batch.
 func TestIndexDumpProblems(t *testing.T) {
 	fsys, sum := segmentFS(t)
 	p := sum.Entries
@@ -123,9 +128,13 @@ func TestIndexDumpProblems(t *testing.T) {
 	if err := vfs.WriteFile(fsys, "p/00000000000000000100.index", bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, res := dump(t, fsys, "p/00000000000000000100.index", dumplog.IndexOptions{VerifyOnly: true})
-	if res.Errors != 1 || res.Infos != 1 || res.Warnings != 0 {
+	var kafkaErrs bytes.Buffer
+	got, res := dump(t, fsys, "p/00000000000000000100.index", dumplog.IndexOptions{VerifyOnly: true, Verify: true, Errors: &kafkaErrs})
+	if res.Errors != 2 || res.Infos != 1 || res.Warnings != 0 {
 		t.Fatalf("result %+v\n%s", res, got)
+	}
+	if !strings.HasPrefix(kafkaErrs.String(), "Error: p/00000000000000000100.index: entry 1 (offset 103 position ") {
+		t.Fatalf("Kafka's check: %q", kafkaErrs.String())
 	}
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "Error: p/00000000000000000100.index: position 8: index-not-batch-boundary: ") ||
@@ -158,6 +167,14 @@ func TestIndexDumpProblems(t *testing.T) {
 	}
 	if strings.Join(types, ",") != "index,index,index,problem,problem" {
 		t.Fatalf("JSON line types %v", types)
+	}
+	// Without the damaged entry, Kafka's check reports the multi-batch
+	// entry as a mismatch: entry offset 105, batch's last offset 104.
+	bad = append(bad[:8:8], bad[16:]...)
+	vfs.WriteFile(fsys, "p/00000000000000000100.index", bad, 0o644)
+	got, res = dump(t, fsys, "p/00000000000000000100.index", dumplog.IndexOptions{VerifyOnly: true})
+	if got != "Dumping p/00000000000000000100.index\n" || len(res.Mismatches) != 1 || res.Mismatches[0] != (dumplog.OffsetPair{First: 105, Second: 104}) {
+		t.Fatalf("mismatches %+v\n%s", res, got)
 	}
 }
 
@@ -206,7 +223,10 @@ func TestIndexDumpErrors(t *testing.T) {
 		t.Fatalf("verify without a log: %v", err)
 	}
 	// A failed sanity check is an error of the file, not of the dump.
-	vfs.WriteFile(fsys, "p/00000000000000000300.index", []byte{1, 2, 3}, 0o644)
+	// (One entry and three bytes: an index Kafka checks, its length not a
+	// multiple of 8.)
+	vfs.WriteFile(fsys, "p/00000000000000000300.log", nil, 0o644)
+	vfs.WriteFile(fsys, "p/00000000000000000300.index", []byte{0, 0, 0, 5, 0, 0, 0, 0, 1, 2, 3}, 0o644)
 	got, res := dump(t, fsys, "p/00000000000000000300.index", dumplog.IndexOptions{SanityOnly: true})
 	if res.Errors != 1 || !strings.Contains(got, "failed sanity check") {
 		t.Fatalf("%+v\n%s", res, got)
