@@ -52,3 +52,41 @@ func TestDumpFlags(t *testing.T) {
 		t.Errorf("a bad --max-bytes: exit %d", code)
 	}
 }
+
+// TestDumpLeftoverFiles: a leftover of a deletion or compaction (.deleted,
+// .cleaned, .swap) is ignored by the text dump, as Kafka's tool ignores it,
+// and dumped by --json, for tools that inspect leftovers.
+func TestDumpLeftoverFiles(t *testing.T) {
+	dir := t.TempDir()
+	var w record.Builder
+	spec := record.NewBatchSpec(0, compress.None)
+	log, err := w.AppendBatch(nil, &spec, []record.Record{{Timestamp: 5, Key: []byte("k"), Value: []byte("v")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{".deleted", ".cleaned", ".swap"} {
+		p := filepath.Join(dir, "00000000000000000000.log"+suffix)
+		if err := os.WriteFile(p, log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runSegviz("dump", p)
+		if code != exitUsage || out != "Dumping "+p+"\n" || errs != "Ignoring unknown file "+p+"\n" {
+			t.Errorf("%s: text dump: exit %d, stdout %q, stderr %q", suffix, code, out, errs)
+		}
+		code, out, _ = runSegviz("dump", "--json", p)
+		if code != exitOK || !strings.Contains(out, `"type":"batch"`) {
+			t.Errorf("%s: --json: exit %d\n%s", suffix, code, out)
+		}
+	}
+}
+
+// TestDumpDecoderFlagsRefused: Kafka's decoder flags (for internal topics'
+// keys and values) are not implemented; they are refused as a bad command
+// line rather than ignored.
+func TestDumpDecoderFlagsRefused(t *testing.T) {
+	for _, flag := range []string{"--offsets-decoder", "--transaction-log-decoder", "--cluster-metadata-decoder"} {
+		if code, _, errs := runSegviz("dump", flag, "x.log"); code != exitUsage || errs == "" {
+			t.Errorf("%s: exit %d, stderr %q", flag, code, errs)
+		}
+	}
+}
