@@ -207,11 +207,23 @@ type Batch struct {
 	Raw []byte
 }
 
-// Payload returns the records section (compressed or not): Raw[61:].
-func (b *Batch) Payload() []byte { return b.Raw[RecordsOffset:] }
+// Payload returns the records section (compressed or not): Raw[61:], or
+// nil when Raw is shorter than the v2 header.
+func (b *Batch) Payload() []byte {
+	if len(b.Raw) < RecordsOffset {
+		return nil
+	}
+	return b.Raw[RecordsOffset:]
+}
 
-// ComputeCRC returns the CRC-32C of the batch's bytes [21, end).
-func (b *Batch) ComputeCRC() uint32 { return format.CRC32C(b.Raw[AttributesOffset:]) }
+// ComputeCRC returns the CRC-32C of the batch's bytes [21, end) (of no
+// bytes when Raw is shorter than 21).
+func (b *Batch) ComputeCRC() uint32 {
+	if len(b.Raw) < AttributesOffset {
+		return format.CRC32C(nil)
+	}
+	return format.CRC32C(b.Raw[AttributesOffset:])
+}
 
 // ReadBatch decodes the v2 batch at the start of b and returns it and the
 // bytes that follow it. It checks what can be checked without looking at

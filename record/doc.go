@@ -60,7 +60,18 @@
 //	err = it.Err()
 //
 // A Scanner walks a whole segment file whatever the magic of each entry,
-// and tells a torn tail from corruption. Encoding appends to dst:
+// and tells a torn tail from corruption. Its entries are read with an
+// EntryIterator, which handles every magic; an Iterator reads v2 batches
+// only (on a legacy entry's Batch its Err is format.ErrMagic):
+//
+//	var it record.EntryIterator
+//	for s := record.NewScanner(data, path, 0); s.Next(); {
+//		it.Reset(s.Entry())
+//		for it.Next(&r) { ... }
+//		if err := it.Err(); err != nil { ... }
+//	}
+//
+// Encoding appends to dst:
 //
 //	var w record.Builder
 //	spec := record.NewBatchSpec(0, compress.Zstd)

@@ -69,8 +69,14 @@ func (m *LegacyMessage) TimestampType() TimestampType {
 // Size is the entry's size including the log overhead.
 func (m *LegacyMessage) Size() int { return len(m.Raw) }
 
-// ComputeCRC returns the CRC-32 (IEEE) of the message's [magic, end).
-func (m *LegacyMessage) ComputeCRC() uint32 { return format.CRC32IEEE(m.Raw[legacyMagicOffset:]) }
+// ComputeCRC returns the CRC-32 (IEEE) of the message's [magic, end) (of
+// no bytes when Raw is shorter than 16).
+func (m *LegacyMessage) ComputeCRC() uint32 {
+	if len(m.Raw) < legacyMagicOffset {
+		return format.CRC32IEEE(nil)
+	}
+	return format.CRC32IEEE(m.Raw[legacyMagicOffset:])
+}
 
 // ReadLegacyMessage decodes the legacy log entry at the start of b and
 // returns it and the bytes after it. It checks the size field (at least

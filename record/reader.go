@@ -110,6 +110,13 @@ func (rs *ReaderScanner) Next() bool {
 				need = int(min(int64(LogOverhead)+size, rs.size-rs.bufPos-int64(rs.s.ValidBytes())))
 			}
 		}
+		if len(rest) >= HeaderSizeUpToMagic && need <= len(rest) {
+			// The Scanner stopped at a header it had whole, with the bytes
+			// its length needs: a zero header, the start of zeros that run
+			// past the buffer. More bytes cannot change that; refilling
+			// would not grow the buffer and would loop for ever.
+			return false
+		}
 		if !rs.fill(need) {
 			return false
 		}

@@ -81,6 +81,12 @@ type Iterator struct {
 // Reset starts iterating over the records of b. A compressed payload is
 // decompressed here, bounded by MaxDecompressed; an error is kept for Err
 // and Next returns false.
+//
+// b must be a v2 batch (from ReadBatch or a Scanner entry of magic 2). A
+// Batch whose Raw is shorter than the v2 header — such as the zero Batch
+// of a legacy (magic 0 or 1) Entry — is not iterated: Err returns a
+// *format.CorruptionError wrapping format.ErrMagic. Use EntryIterator to
+// read entries of every magic.
 func (it *Iterator) Reset(b *Batch) {
 	it.baseOffset = b.BaseOffset
 	it.lastOffsetDelta = b.LastOffsetDelta
@@ -93,6 +99,11 @@ func (it *Iterator) Reset(b *Batch) {
 	it.prevDelta = -1
 	it.pos = 0
 	it.err = nil
+	if len(b.Raw) < RecordBatchOverhead {
+		it.b, it.count, it.compressed = nil, 0, false
+		it.err = format.Corruptf("", 0, format.ErrMagic, "record: %d bytes is not a v2 batch (a legacy entry needs EntryIterator or LegacyIterator)", len(b.Raw))
+		return
+	}
 	payload := b.Raw[RecordsOffset:]
 	codec := b.Attributes.Codec()
 	it.compressed = codec != compress.None

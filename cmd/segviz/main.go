@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
@@ -36,6 +38,7 @@ func init() {
 		{"append", "append JSON-lines records to a partition directory, creating it", runAppend},
 		{"retention", "show what retention deletes and until when each record can be read", runRetention},
 		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
+		{"version", "print segviz's version (module version, VCS revision) and the Go version", runVersion},
 	}
 }
 
@@ -58,6 +61,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		usage(stdout)
 		return exitOK
+	}
+	if name == "--version" || name == "-version" {
+		return runVersion(args[1:], stdout, stderr)
 	}
 	if strings.HasPrefix(name, "-") {
 		// "segviz --addr host:port" is "segviz serve --addr host:port".
@@ -86,7 +92,8 @@ Commands:
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
-Run "segviz COMMAND --help" for a command's flags and examples.
+Run "segviz COMMAND --help" for a command's flags and examples, and
+"segviz --version" (or "segviz version") for the version.
 
 Exit status: 0 when all is well, 1 when the input has problems (corruption,
 a torn tail, bad input lines; for recover and salvage: something was cut or
@@ -146,4 +153,69 @@ func report(stdout, stderr io.Writer, name string, asJSON bool, v any, text func
 		return false
 	}
 	return true
+}
+
+const versionHelp = `Usage: segviz version
+       segviz --version
+
+Prints segviz's version: the module version it was built from (a tag
+with "go install ...@version"; from a checkout, the pseudo-version the go
+command derives from the VCS, or "(devel)" when the build recorded no VCS
+information, as with -buildvcs=false), the VCS revision and commit time
+when the build recorded them (with "modified" when the work tree had
+changes), and the Go version and platform.
+`
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", versionHelp, stderr)
+	if code := parseFlags(fs, args, stdout); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "segviz version: takes no arguments")
+		return exitUsage
+	}
+	info, ok := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionString(info, ok))
+	return exitOK
+}
+
+// versionString formats the build information as one line:
+//
+//	segviz v1.2.0 (go1.26.8 linux/amd64)
+//	segviz (devel) revision 4f2a9c1e0b7d, 2026-11-30T12:00:00Z, modified (go1.26.8 linux/amd64)
+func versionString(info *debug.BuildInfo, ok bool) string {
+	version := "(devel)"
+	var vcs []string
+	if ok && info != nil {
+		if v := info.Main.Version; v != "" {
+			version = v
+		}
+		var rev, at string
+		modified := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			vcs = append(vcs, "revision "+rev[:min(len(rev), 12)])
+			if at != "" {
+				vcs = append(vcs, at)
+			}
+			if modified {
+				vcs = append(vcs, "modified")
+			}
+		}
+	}
+	out := "segviz " + version
+	if len(vcs) > 0 {
+		out += " " + strings.Join(vcs, ", ")
+	}
+	return out + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")"
 }

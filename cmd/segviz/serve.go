@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +19,7 @@ import (
 	"github.com/segkit/segkit/log/config"
 )
 
-const serveHelp = `Usage: segviz serve [--addr host:port] [--wasm auto|off] [DIR]
+const serveHelp = `Usage: segviz serve [--addr host:port] [--allow-host NAME]... [--wasm auto|off] [DIR]
        segviz                      (the same as "segviz serve": the demo)
        segviz serve --export-demo DIR
 
@@ -47,9 +47,21 @@ skips it (the rest of the page works without it).
 
 The server listens on 127.0.0.1 on a free port unless --addr says
 otherwise, and prints its URL. The files it shows may be confidential:
-on a loopback address it answers only requests for a loopback host name;
-with another address anyone who can reach it can read every file under DIR.
-Stop it with Ctrl-C.
+on any address it answers only requests whose Host is a loopback name
+(localhost, 127.0.0.1, [::1]), the host of --addr, or a NAME given with
+--allow-host (repeatable: the machine's DNS name, for example); any other
+Host gets 421 Misdirected Request, so that a web page elsewhere cannot
+read the files through DNS rebinding. With an address other than
+loopback, anyone who can reach it (with an allowed Host) can read every
+file under DIR. Stop it with Ctrl-C.
+
+Limits: at most as many API requests decode or verify at once as the
+process has cores (GOMAXPROCS), and no more than fit a 256 MiB memory
+budget at 96 MiB each (one batch decompressed up to 64 MiB, plus the
+answer): two at most. Up to four times that many wait, at most 5 s; the others
+get 503 Service Unavailable with Retry-After: 1. Connections: request
+headers must arrive within 10 s and hold at most 64 KiB, and idle
+keep-alive connections are closed after 60 s.
 
 --export-demo DIR writes the demo's log directory to DIR/kafka-logs (file
 times kept) and exits, so that segviz's other commands can be run on it:
@@ -62,6 +74,7 @@ Examples:
   segviz
   segviz serve /var/kafka-logs
   segviz serve --addr 127.0.0.1:8080 /var/kafka-logs/payments-0
+  segviz serve --addr 0.0.0.0:8080 --allow-host kafka1.example.com /var/kafka-logs
 `
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -69,6 +82,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:0", "the `host:port` to listen on (port 0: a free one)")
 	wasm := fs.String("wasm", "auto", "auto: build the WASM engine for dropped files on first run; off: do not")
 	export := fs.String("export-demo", "", "write the demo's log directory under `DIR` and exit")
+	var allow hostList
+	fs.Var(&allow, "allow-host", "also answer requests whose Host is `NAME` (repeatable)")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
 	}
@@ -97,7 +112,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := serveOptions{addr: *addr, wasm: *wasm == "auto"}
+	opts := serveOptions{addr: *addr, wasm: *wasm == "auto", allowHosts: allow}
 	if fs.NArg() == 1 {
 		opts.dir = fs.Arg(0)
 	}
@@ -110,6 +125,10 @@ type serveOptions struct {
 	addr string
 	dir  string // "" for the demo
 	wasm bool
+	// allowHosts are the --allow-host names.
+	allowHosts []string
+	// timeouts override web's default connection timeouts (tests).
+	timeouts web.Timeouts
 	// ready, if set, receives the URL once the server listens (tests).
 	ready chan<- string
 }
@@ -134,22 +153,17 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	loopback := isLoopback(host)
-	if !loopback {
+	if !isLoopback(host) {
 		fmt.Fprintf(stderr, "segviz serve: warning: listening on %s, not on loopback: anyone who can reach it can read every file served\n", ln.Addr())
 	}
-	cfg := web.Config{Session: sess, Loopback: loopback}
+	cfg := web.Config{Session: sess, AllowedHosts: append([]string{host}, o.allowHosts...), Timeouts: o.timeouts}
 	if o.wasm {
 		b := web.NewBuilder(stderr)
 		b.Start()
 		defer b.Stop()
 		cfg.WASM = b
 	}
-	srv := &http.Server{
-		Handler:           web.NewHandler(cfg),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
-	}
+	srv := web.NewServer(cfg)
 	url := "http://" + urlHost(ln.Addr().(*net.TCPAddr), host) + "/"
 	fmt.Fprintf(stdout, "segviz: serving %s at %s\n", what, url)
 	if o.ready != nil {
@@ -201,6 +215,19 @@ func openSource(dir string) (*viz.Session, string, func(), error) {
 	}
 	sess := viz.NewSession(fsys, viz.Options{Name: filepath.Base(abs)})
 	return sess, abs + " (read-only)", func() { sess.Close(); root.Close() }, nil
+}
+
+// hostList is a repeatable flag of host names.
+type hostList []string
+
+func (l *hostList) String() string { return strings.Join(*l, ",") }
+
+func (l *hostList) Set(name string) error {
+	if name == "" || strings.ContainsAny(name, "/ ") {
+		return fmt.Errorf("%q is not a host name", name)
+	}
+	*l = append(*l, name)
+	return nil
 }
 
 func isLoopback(host string) bool {

@@ -16,7 +16,19 @@
 //
 // Everything is read-only: other methods get 405. Paths are resolved inside
 // the served root only (OpenRoot refuses "..", absolute names and symbolic
-// links that leave it). A server bound to loopback answers only requests
-// whose Host is a loopback name, so that a web page elsewhere cannot reach
-// it through DNS rebinding.
+// links that leave it). Whatever address the server listens on, it answers
+// only requests whose Host is a loopback name, the listening address or a
+// name in Config.AllowedHosts (421 Misdirected Request otherwise), so that
+// a web page elsewhere cannot reach it through DNS rebinding.
+//
+// # Limits
+//
+// API methods that decode or verify (all but partitions and progress) go
+// through a limiter (Config.Limits): at most runtime.GOMAXPROCS(0) at once
+// and no more than fit DefaultMemoryBudget (256 MiB) at the most one
+// request can hold (a batch decompressed to viz.MaxDecompressed, plus
+// DefaultResponseCost); a few more wait, briefly; the rest get 503 with
+// Retry-After. NewServer sets ReadHeaderTimeout, IdleTimeout and
+// MaxHeaderBytes (Config.Timeouts; DefaultReadHeaderTimeout,
+// DefaultIdleTimeout, DefaultMaxHeaderBytes).
 package web

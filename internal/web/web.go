@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,9 +38,93 @@ type Config struct {
 	Session *viz.Session
 	// WASM provides the engine for dropped files; nil disables it.
 	WASM WASMSource
-	// Loopback restricts the Host header to loopback names (set when the
-	// server listens on a loopback address).
-	Loopback bool
+	// AllowedHosts are the host names and IP addresses, besides the
+	// loopback names (localhost, 127.0.0.0/8, [::1]), that a request's
+	// Host header may name: the address the server listens on and the
+	// names given with --allow-host. Every other Host gets 421 Misdirected
+	// Request, whatever address the server listens on, so that a web page
+	// elsewhere cannot read the files through DNS rebinding. Names are
+	// compared without the port and case-insensitively; a wildcard
+	// address (0.0.0.0, [::]) adds nothing.
+	AllowedHosts []string
+	// Limits bound the decode and verify work in flight.
+	Limits Limits
+	// Timeouts bound the connections of the server NewServer returns.
+	Timeouts Timeouts
+}
+
+// Limits bound the decode and verify work of the API (every method but
+// partitions and progress, which only list names and counters). A request
+// runs when fewer than the effective in-flight limit — the smaller of
+// MaxInFlight and MemoryBudget/RequestCost, at least one — are running;
+// otherwise it waits, if fewer than MaxQueued are waiting, for at most
+// QueueWait; otherwise, or after the wait, it gets 503 Service Unavailable
+// with Retry-After, instead of queueing without bound. A zero field takes
+// its default.
+type Limits struct {
+	// MaxInFlight is how many requests decode at once; default
+	// runtime.GOMAXPROCS(0), the cores the process may use.
+	MaxInFlight int
+	// MemoryBudget is how many bytes the requests in flight may hold
+	// together, each counted at RequestCost; default DefaultMemoryBudget.
+	MemoryBudget int64
+	// RequestCost is what one request is counted at: the most it can
+	// hold; default viz.MaxDecompressed (one batch decompressed up to the
+	// viewer's limit) plus DefaultResponseCost (the decoder's state and
+	// the JSON answer).
+	RequestCost int64
+	// MaxQueued is how many requests may wait for a slot; default four
+	// times the in-flight limit; negative: none wait.
+	MaxQueued int
+	// QueueWait is how long a request waits for a slot; default
+	// DefaultQueueWait.
+	QueueWait time.Duration
+}
+
+// Defaults of Limits.
+const (
+	// DefaultMemoryBudget is 256 MiB: with the default RequestCost
+	// (64 MiB + 32 MiB), two requests decode at once, whatever the cores.
+	DefaultMemoryBudget = 256 << 20
+	// DefaultResponseCost is the part of RequestCost beyond the
+	// decompressed batch: 32 MiB.
+	DefaultResponseCost = 32 << 20
+	// DefaultQueueWait is 5 s.
+	DefaultQueueWait = 5 * time.Second
+	// RetryAfter is the Retry-After, in seconds, of a 503 answer.
+	RetryAfter = 1
+)
+
+// Timeouts of the server NewServer returns. A zero field takes its default.
+type Timeouts struct {
+	// ReadHeader bounds the reading of a request's headers (slow clients
+	// holding connections); default 10 s.
+	ReadHeader time.Duration
+	// Idle closes a keep-alive connection idle that long; default 60 s.
+	Idle time.Duration
+	// MaxHeaderBytes bounds a request's headers; default 64 KiB (the
+	// page's requests send well under 2 KiB; net/http's default is 1 MiB).
+	MaxHeaderBytes int
+}
+
+// Defaults of Timeouts.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultMaxHeaderBytes    = 64 << 10
+)
+
+// NewServer returns an http.Server for the handler of cfg, with cfg's
+// Timeouts (or their defaults) set: ReadHeaderTimeout, IdleTimeout and
+// MaxHeaderBytes.
+func NewServer(cfg Config) *http.Server {
+	t := cfg.Timeouts
+	return &http.Server{
+		Handler:           NewHandler(cfg),
+		ReadHeaderTimeout: cmp.Or(t.ReadHeader, DefaultReadHeaderTimeout),
+		IdleTimeout:       cmp.Or(t.Idle, DefaultIdleTimeout),
+		MaxHeaderBytes:    cmp.Or(t.MaxHeaderBytes, DefaultMaxHeaderBytes),
+	}
 }
 
 // WASMSource provides the WASM build of the engine.
@@ -66,11 +152,18 @@ type Handler struct {
 	cfg    Config
 	mux    *http.ServeMux
 	static fs.FS
+	hosts  map[string]bool // AllowedHosts, lower case
+	work   *limiter
 }
 
 // NewHandler returns the handler of cfg.
 func NewHandler(cfg Config) *Handler {
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), static: Static()}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), static: Static(), hosts: map[string]bool{}, work: newLimiter(cfg.Limits)}
+	for _, name := range cfg.AllowedHosts {
+		if name = hostName(name); name != "" && !isWildcard(name) {
+			h.hosts[name] = true
+		}
+	}
 	h.mux.HandleFunc("/{$}", h.index)
 	h.mux.HandleFunc("/static/", h.staticFile)
 	h.mux.HandleFunc("/api/{method}", h.api)
@@ -96,24 +189,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "segviz serves read-only: only GET and HEAD", http.StatusMethodNotAllowed)
 		return
 	}
-	if h.cfg.Loopback && !loopbackHost(r.Host) {
-		http.Error(w, "segviz answers only requests for a loopback host (localhost, 127.0.0.1, [::1])", http.StatusForbidden)
+	if !h.allowedHost(r.Host) {
+		http.Error(w, "segviz answers only requests for localhost, a loopback address, the address it listens on, or a name given with --allow-host", http.StatusMisdirectedRequest)
 		return
 	}
 	h.mux.ServeHTTP(w, r)
 }
 
-// loopbackHost reports whether a Host header names the local machine.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
+// allowedHost reports whether a Host header names the local machine or one
+// of the allowed hosts.
+func (h *Handler) allowedHost(host string) bool {
+	host = hostName(host)
+	if host == "localhost" || h.hosts[host] {
 		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// hostName is the host of a Host header or host[:port], lower case,
+// without the port or the brackets of an IPv6 address.
+func hostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+}
+
+// isWildcard reports an unspecified address (0.0.0.0, ::), which no Host
+// header should name.
+func isWildcard(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
@@ -166,6 +273,15 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Session == nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "no partition is served"})
 		return
+	}
+	if method != "partitions" && method != "progress" {
+		release, err := h.work.acquire(r.Context())
+		if err != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			return
+		}
+		defer release()
 	}
 	res, err := h.cfg.Session.Dispatch(method, viz.ParamsFromQuery(r.URL.Query()))
 	if err != nil {

@@ -105,7 +105,7 @@ func newServer(t *testing.T, served string, w WASMSource) *Handler {
 	}
 	sess := viz.NewSession(fsys, viz.Options{Name: "served"})
 	t.Cleanup(func() { sess.Close(); root.Close() })
-	return NewHandler(Config{Session: sess, WASM: w, Loopback: true})
+	return NewHandler(Config{Session: sess, WASM: w})
 }
 
 func get(t *testing.T, h http.Handler, method, target string, hdr map[string]string) *httptest.ResponseRecorder {
@@ -176,17 +176,31 @@ func TestReadOnlyAndLoopback(t *testing.T) {
 		t.Errorf("HEAD: %d", w.Code)
 	}
 	for host, want := range map[string]int{
-		"evil.example:8080": 403, "127.0.0.1.nip.io": 403, "10.0.0.1:80": 403,
+		"evil.example:8080": 421, "127.0.0.1.nip.io": 421, "10.0.0.1:80": 421, "0.0.0.0:8080": 421, "": 421,
 		"localhost:1234": 200, "LOCALHOST": 200, "127.0.0.1": 200, "[::1]:9": 200, "127.1.2.3:5": 200,
 	} {
 		if w := get(t, h, "GET", "/api/partitions", map[string]string{"Host": host}); w.Code != want {
 			t.Errorf("Host %s: %d, want %d", host, w.Code, want)
 		}
 	}
-	// Not on loopback: any host.
-	open := NewHandler(Config{Session: h.cfg.Session})
-	if w := get(t, open, "GET", "/api/partitions", map[string]string{"Host": "evil.example"}); w.Code != 200 {
-		t.Errorf("non-loopback server: %d", w.Code)
+}
+
+// TestHostAllowList: whatever address the server listens on (a wildcard
+// one too), only loopback names and the allowed hosts are answered; a
+// rebinding page's Host gets 421 on every route.
+func TestHostAllowList(t *testing.T) {
+	_, served := fixture(t)
+	h := newServer(t, served, nil)
+	open := NewHandler(Config{Session: h.cfg.Session, AllowedHosts: []string{"0.0.0.0", "192.0.2.7", "Kafka1.Example.com", "[2001:db8::1]:8080"}})
+	for host, want := range map[string]int{
+		"evil.example": 421, "evil.example:8080": 421, "0.0.0.0:8080": 421, "192.0.2.8": 421, "kafka1.example.com.evil": 421,
+		"192.0.2.7:8080": 200, "kafka1.example.com": 200, "KAFKA1.EXAMPLE.COM:1": 200, "[2001:db8::1]:80": 200, "localhost": 200, "[::1]": 200,
+	} {
+		for _, target := range []string{"/", "/api/partitions", "/api/partition?dir=kafka-logs/orders-0", "/files/kafka-logs/orders-1/00000000000000000000.log", "/static/app.js"} {
+			if w := get(t, open, "GET", target, map[string]string{"Host": host}); (w.Code == http.StatusMisdirectedRequest) != (want == 421) {
+				t.Errorf("Host %s %s: %d, want %d", host, target, w.Code, want)
+			}
+		}
 	}
 }
 

@@ -26,10 +26,17 @@ export class HttpEngine {
   async call(method, params) {
     const q = new URLSearchParams(strParams(params));
     let r;
-    try {
-      r = await fetch(`/api/${encodeURIComponent(method)}?${q}`, { cache: "no-store" });
-    } catch (e) {
-      throw new EngineError(`segviz is not reachable (${e.message}); is it still running?`, "error");
+    // 503: the server is busy decoding other requests (its limits on
+    // work in flight); wait as Retry-After says and try again, a few times.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        r = await fetch(`/api/${encodeURIComponent(method)}?${q}`, { cache: "no-store" });
+      } catch (e) {
+        throw new EngineError(`segviz is not reachable (${e.message}); is it still running?`, "error");
+      }
+      if (r.status !== 503 || attempt >= 5 || !r.headers.get("Retry-After")) break;
+      const secs = Math.min(Math.max(Number(r.headers.get("Retry-After")) || 1, 1), 10);
+      await new Promise((resolve) => setTimeout(resolve, secs * 1000));
     }
     let body;
     try {
