@@ -226,6 +226,11 @@ func appendRecords(dst []byte, spec *BatchSpec, baseTs int64, recs []Record) ([]
 			return dst[:start], format.Corruptf("", 0, format.ErrTooLarge, "record %d: key or value too large", i)
 		}
 		td := r.Timestamp - baseTs
+		if (r.Timestamp >= baseTs) != (td >= 0) {
+			// The delta wraps around int64: the batch would not decode
+			// (Iterator rejects the overflowing timestamp).
+			return dst[:start], format.Corruptf("", 0, format.ErrInvalid, "record %d: timestamp %d too far from the batch's base timestamp %d", i, r.Timestamp, baseTs)
+		}
 		utd := uint64(td<<1) ^ uint64(td>>63)
 		uod := uint32(od) << 1         // od ≥ 0
 		uk, uv := uint32(1), uint32(1) // zigzag(-1): null

@@ -154,6 +154,19 @@ func FuzzRoundTrip(f *testing.F) {
 		spec := record.NewBatchSpec(base, codec)
 		var w record.Builder
 		buf, err := w.AppendBatch(nil, &spec, recs)
+		// A record whose timestamp delta from the first record's wraps
+		// around int64 cannot be written: the builder must refuse it.
+		wraps := false
+		for i := range recs {
+			d := recs[i].Timestamp - recs[0].Timestamp
+			wraps = wraps || (recs[i].Timestamp >= recs[0].Timestamp) != (d >= 0)
+		}
+		if wraps {
+			if err == nil || !errors.Is(err, format.ErrInvalid) {
+				t.Fatalf("build of a batch whose timestamp deltas wrap: %v, want ErrInvalid", err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("build: %v", err)
 		}
