@@ -95,6 +95,7 @@ func TestGenerateVarintSeeds(t *testing.T) {
 	}
 	c.write()
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

@@ -253,6 +253,7 @@ func memWithFile(t *testing.T, b []byte) *vfs.Mem {
 	writeFile(t, m, "r.txnindex", b)
 	return m
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

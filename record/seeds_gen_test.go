@@ -88,6 +88,7 @@ func TestGenerateMoreRoundTripSeeds(t *testing.T) {
 	}
 	c.write()
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

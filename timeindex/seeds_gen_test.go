@@ -86,6 +86,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	}
 	c.write()
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

@@ -115,6 +115,20 @@
 // takes a CrashClone of the Mem below and recovers from it, for k = 0, 1, 2,
 // ... until no crash happens. Log and Count report what ran.
 //
+// # Locks
+//
+// Lock(name) takes an exclusive advisory lock on a file without waiting,
+// creating the file: what a Kafka broker holds on each log directory's
+// ".lock", and what segkit's writers take (log.LockPartition). OS uses
+// flock, plus on Linux an open file description record lock, so that the
+// JVM's FileChannel.tryLock (a POSIX record lock, which Linux keeps apart
+// from flock) and segkit keep each other out; under js, wasip1 and windows
+// it fails with an error matching errors.ErrUnsupported, without creating
+// the file. Mem, and adapters through LockTable, lock in process (a crash
+// clone holds no locks); FromIOFS refuses, read-only; FaultFS passes it on
+// as an OpLock. A held lock fails a second Lock with ErrLocked, whether the
+// holder is another process or this one.
+//
 // # Mapping indexes
 //
 // Map returns a ReadOnlyMap of a file: a memory mapping (golang.org/x/exp/mmap)

@@ -34,11 +34,12 @@ const (
 	OpReadDir                // File.Readdir, File.Readdirnames
 	OpClose                  // File.Close
 	OpChtimes                // FS.Chtimes
+	OpLock                   // FS.Lock
 	numOpKinds
 )
 
 var opKindNames = [numOpKinds]string{"open", "create", "read", "readat", "write", "writeat",
-	"sync", "truncate", "rename", "remove", "mkdir", "stat", "readdir", "close", "chtimes"}
+	"sync", "truncate", "rename", "remove", "mkdir", "stat", "readdir", "close", "chtimes", "lock"}
 
 // String returns the kind's name, as used for fs.PathError.Op.
 func (k OpKind) String() string {
@@ -489,6 +490,17 @@ func (f *FaultFS) Stat(name string) (fi fs.FileInfo, err error) {
 // Chtimes runs Chtimes on the wrapped FS as an OpChtimes.
 func (f *FaultFS) Chtimes(name string, atime, mtime time.Time) error {
 	return f.simple(Op{Kind: OpChtimes, Path: name}, func() error { return f.fs.Chtimes(name, atime, mtime) })
+}
+
+// Lock runs Lock on the wrapped FS as an OpLock. Taking a lock is not a
+// mutating operation (it creates at most an empty file), so a crash does
+// not stop it; an injector can still fail it.
+func (f *FaultFS) Lock(name string) (lk io.Closer, err error) {
+	err = f.simple(Op{Kind: OpLock, Path: name}, func() (err error) {
+		lk, err = f.fs.Lock(name)
+		return err
+	})
+	return lk, err
 }
 
 // faultFile is a File of a FaultFS.

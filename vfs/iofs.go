@@ -68,6 +68,7 @@ func (x *ioFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 func (x *ioFS) MkdirAll(p string, perm fs.FileMode) error { return readOnly("mkdir", p) }
 func (x *ioFS) Remove(name string) error                  { return readOnly("remove", name) }
 func (x *ioFS) RemoveAll(p string) error                  { return readOnly("RemoveAll", p) }
+func (x *ioFS) Lock(name string) (io.Closer, error)       { return nil, readOnly("lock", name) }
 func (x *ioFS) Chtimes(name string, atime, mtime time.Time) error {
 	return readOnly("chtimes", name)
 }

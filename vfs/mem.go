@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -40,6 +41,10 @@ type Mem struct {
 	// changed it; lastDirMove is the newest pending rename of a directory.
 	last        map[entryKey]*dirOp
 	lastDirMove *dirOp
+
+	// locks holds the files locked with Lock. A crash clone starts with
+	// none: the processes that held them are gone.
+	locks LockTable
 }
 
 var _ FS = (*Mem)(nil)
@@ -321,6 +326,16 @@ func (m *Mem) Stat(name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	return n.stat(baseName(name)), nil
+}
+
+// Lock creates the named file if needed and takes an in-process exclusive
+// lock on it: a second Lock of the same name fails with ErrLocked until the
+// first is closed.
+func (m *Mem) Lock(name string) (io.Closer, error) {
+	if err := touch(m, name); err != nil {
+		return nil, err
+	}
+	return m.locks.Lock(name)
 }
 
 // Chtimes sets the modification time of the named file (Mem keeps no access

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -73,3 +74,8 @@ func (osFS) Stat(name string) (fs.FileInfo, error) {
 func (osFS) Chtimes(name string, atime, mtime time.Time) error {
 	return osErr(os.Chtimes(filepath.FromSlash(name), atime, mtime))
 }
+
+// Lock takes an exclusive flock (and on Linux an open file description
+// record lock, which the JVM's FileChannel.tryLock conflicts with) on the
+// named file.
+func (osFS) Lock(name string) (io.Closer, error) { return osLock(name) }

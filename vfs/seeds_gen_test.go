@@ -65,11 +65,11 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	}
 	// Kafka's file protocols, a crash after each step.
 	protocols := map[string][][]int{
-		"roll": {{fCreate, 0}, {fAppend, 0, 250}, {fSyncFile, 0}, {fCreate, 1}, {fTruncate, 1, 0, 240}, {fSyncDir, 0}, {fAppend, 0, 40}, {fTruncate, 1, 0, 16}, {fSyncFile, 1}, {fCreate, 2}, {fAppend, 2, 90}},
+		"roll":       {{fCreate, 0}, {fAppend, 0, 250}, {fSyncFile, 0}, {fCreate, 1}, {fTruncate, 1, 0, 240}, {fSyncDir, 0}, {fAppend, 0, 40}, {fTruncate, 1, 0, 16}, {fSyncFile, 1}, {fCreate, 2}, {fAppend, 2, 90}},
 		"checkpoint": {{fCreate, 1}, {fAppend, 1, 12}, {fSyncAll}, {fCreate, 0}, {fAppend, 0, 14}, {fSyncFile, 0}, {fRename, 0, 1}, {fSyncDir, 0}, {fCreate, 0}, {fAppend, 0, 9}, {fRename, 0, 1}},
-		"delete": {{fCreate, 2}, {fAppend, 2, 200}, {fCreate, 3}, {fAppend, 3, 16}, {fSyncAll}, {fRename, 2, 0}, {fRename, 3, 1}, {fSyncDir, 1}, {fSyncDir, 0}, {fRemove, 0}, {fRemove, 1}, {fSyncDir, 0}},
-		"marker":  {{fCreate, 0}, {fAppend, 0, 120}, {fSyncAll}, {fCreate, 1}, {fSyncDir, 0}, {fAppend, 0, 10}, {fRemove, 1}, {fSyncDir, 0}, {fSyncFile, 0}},
-		"recover": {{fCreate, 0}, {fAppend, 0, 200}, {fSyncAll}, {fAppend, 0, 200}, {fWriteAt, 0, 0, 150, 50}, {fTruncate, 0, 1, 44}, {fSyncFile, 0}, {fAppend, 0, 130}},
+		"delete":     {{fCreate, 2}, {fAppend, 2, 200}, {fCreate, 3}, {fAppend, 3, 16}, {fSyncAll}, {fRename, 2, 0}, {fRename, 3, 1}, {fSyncDir, 1}, {fSyncDir, 0}, {fRemove, 0}, {fRemove, 1}, {fSyncDir, 0}},
+		"marker":     {{fCreate, 0}, {fAppend, 0, 120}, {fSyncAll}, {fCreate, 1}, {fSyncDir, 0}, {fAppend, 0, 10}, {fRemove, 1}, {fSyncDir, 0}, {fSyncFile, 0}},
+		"recover":    {{fCreate, 0}, {fAppend, 0, 200}, {fSyncAll}, {fAppend, 0, 200}, {fWriteAt, 0, 0, 150, 50}, {fTruncate, 0, 1, 44}, {fSyncFile, 0}, {fAppend, 0, 130}},
 	}
 	for name, steps := range protocols {
 		for i := range steps {
@@ -94,6 +94,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	}
 	c.write()
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

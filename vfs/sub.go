@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -79,6 +80,7 @@ func (s *subFS) Stat(name string) (fs.FileInfo, error) {
 	}
 	return fi, nil
 }
+func (s *subFS) Lock(name string) (io.Closer, error) { return s.fsys.Lock(s.full(name)) }
 func (s *subFS) Chtimes(name string, atime, mtime time.Time) error {
 	return s.fsys.Chtimes(s.full(name), atime, mtime)
 }

@@ -46,6 +46,15 @@ type FS interface {
 	// Chtimes sets the access and modification times of the named file,
 	// like os.Chtimes. Retention reads modification times; tests set them.
 	Chtimes(name string, atime, mtime time.Time) error
+	// Lock takes an exclusive advisory lock on the named file, creating the
+	// file if needed, without waiting: if another holder (another process,
+	// or another Lock of the same file) has it, Lock fails at once with an
+	// *fs.PathError matching ErrLocked. Closing the returned io.Closer
+	// releases the lock; the file stays, as Kafka's FileLock leaves it. This
+	// is the lock a broker's LogManager holds on each log directory's
+	// ".lock". Where the platform has no file locks (OS under js, wasip1 or
+	// windows) Lock fails with an error matching errors.ErrUnsupported.
+	Lock(name string) (io.Closer, error)
 	// Name names the implementation ("os", "mem", ...), for test output.
 	Name() string
 }

@@ -164,6 +164,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	}
 	grow("FuzzParseMetaProperties", 6, read(MetaPropertiesFile), meta)
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

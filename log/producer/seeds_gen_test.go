@@ -63,14 +63,14 @@ func TestGenerateMoreSeeds(t *testing.T) {
 		off  int
 		vals [][]byte
 	}{
-		{0, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}},   // producerId
-		{8, [][]byte{i16(-1), i16(0), i16(math.MaxInt16), i16(math.MinInt16)}},   // epoch
-		{10, [][]byte{i32(-1), i32(0), i32(math.MaxInt32), i32(math.MinInt32)}},  // lastSequence
-		{14, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}},  // lastOffset
-		{22, [][]byte{i32(-1), i32(0), i32(math.MaxInt32), i32(math.MinInt32)}},  // offsetDelta
-		{26, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}},  // timestamp
-		{34, [][]byte{i32(-1), i32(0), i32(math.MaxInt32), i32(math.MinInt32)}},  // coordinatorEpoch
-		{38, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}},  // currentTxnFirstOffset
+		{0, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}},  // producerId
+		{8, [][]byte{i16(-1), i16(0), i16(math.MaxInt16), i16(math.MinInt16)}},  // epoch
+		{10, [][]byte{i32(-1), i32(0), i32(math.MaxInt32), i32(math.MinInt32)}}, // lastSequence
+		{14, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}}, // lastOffset
+		{22, [][]byte{i32(-1), i32(0), i32(math.MaxInt32), i32(math.MinInt32)}}, // offsetDelta
+		{26, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}}, // timestamp
+		{34, [][]byte{i32(-1), i32(0), i32(math.MaxInt32), i32(math.MinInt32)}}, // coordinatorEpoch
+		{38, [][]byte{i64(-1), i64(0), i64(math.MaxInt64), i64(math.MinInt64)}}, // currentTxnFirstOffset
 	}
 	for _, b := range reals {
 		c.add("real", b)
@@ -120,6 +120,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	}
 	c.write()
 }
+
 // growMaxSeed is the repository's bound on a committed seed file.
 const growMaxSeed = 10 << 10
 

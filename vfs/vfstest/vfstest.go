@@ -40,6 +40,7 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 		{"WriteFileAtomic", testWriteFileAtomic},
 		{"Close", testClose},
 		{"Chtimes", testChtimes},
+		{"Lock", testLock},
 		{"OpenDir", testOpenDir},
 		{"LargeFile", testLargeFile},
 		{"ConcurrentReadAt", testConcurrentReadAt},
@@ -702,6 +703,35 @@ func testChtimes(t *testing.T, fsys vfs.FS) {
 	wantPathErr(t, fsys.Chtimes("missing", mt, mt), fs.ErrNotExist, "Chtimes of a missing file")
 }
 
+func testLock(t *testing.T, fsys vfs.FS) {
+	ok(t, fsys.MkdirAll("logs", 0o755), "MkdirAll")
+	l, err := fsys.Lock("logs/.lock")
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("Lock: %v", err)
+	}
+	ok(t, err, "Lock")
+	if !exists(t, fsys, "logs/.lock") {
+		t.Fatal("Lock did not create logs/.lock")
+	}
+	_, err = fsys.Lock("logs/.lock")
+	wantPathErr(t, err, vfs.ErrLocked, "second Lock")
+	ok(t, l.Close(), "Close")
+	if err := l.Close(); !errors.Is(err, fs.ErrClosed) {
+		t.Fatalf("second Close = %v, want fs.ErrClosed", err)
+	}
+	l, err = fsys.Lock("logs/.lock")
+	ok(t, err, "Lock after Close")
+	other, err := fsys.Lock("logs/other.lock")
+	ok(t, err, "Lock of another file")
+	ok(t, other.Close(), "Close")
+	ok(t, l.Close(), "Close")
+	if !exists(t, fsys, "logs/.lock") {
+		t.Fatal("Close removed logs/.lock (Kafka leaves it)")
+	}
+	_, err = fsys.Lock("missing/.lock")
+	wantPathErr(t, err, fs.ErrNotExist, "Lock in a missing directory")
+}
+
 func testOpenDir(t *testing.T, fsys vfs.FS) {
 	ok(t, fsys.MkdirAll("d", 0o755), "MkdirAll")
 	if _, err := fsys.OpenFile("d", os.O_RDWR, 0); err == nil {
@@ -896,6 +926,8 @@ func testROMutations(t *testing.T, fsys vfs.FS) {
 	perm(fsys.RemoveAll("dir"), "RemoveAll")
 	perm(fsys.Rename("a.txt", "b.txt"), "Rename")
 	perm(fsys.Chtimes("a.txt", time.Now(), time.Now()), "Chtimes")
+	_, err = fsys.Lock("dir/.lock")
+	perm(err, "Lock")
 	f, err := fsys.Open("a.txt")
 	ok(t, err, "Open")
 	defer f.Close()
