@@ -1,0 +1,66 @@
+// Command sidebyside measures segkit against Apache Kafka 4.3.1's own code
+// (the oracle, oracle/kafka) and against the CRC-32C floor, and prints one
+// table.
+//
+//	cd oracle && go run ./cmd/sidebyside            # 1 GiB, 1000 partitions, 5 runs
+//	cd oracle && go run ./cmd/sidebyside -quick     # 64 MiB, 100 partitions, 3 runs
+//	cd oracle && go run ./cmd/sidebyside -size 256MiB -runs 3 -only dump,recover
+//
+// It builds segviz from this tree, writes the fixtures with segkit's engine
+// into a temporary directory (-dir, -keep): one segment of -size bytes in
+// one partition (batches of 1 to 100 records of mixed sizes, about half of
+// them compressed with -codec, the rest not), the same partition as an
+// unclean one (no clean-shutdown marker, no checkpoints, its .index and
+// .timeindex deleted so that recovery rebuilds them), a tiny segment and
+// partition of the same kind (-tiny), and a log directory of -partitions
+// small partitions (-partition-size each).
+//
+// # Rows
+//
+// Every figure is a ratio of runs interleaved in one harness run: each
+// round runs every command of a group once, in the same order (A, B, A,
+// B, …), after -warmup unmeasured rounds. A row shows each side's best and
+// median run, the ratio of the medians (and of the minima), each side's
+// spread (max/min), the target and a verdict; a verdict whose spread is
+// wider than -spread (1.3) is marked untrusted. Each row's command lines
+// are listed under the table.
+//
+//   - dump: `segviz dump --files LOG` against Kafka's DumpLogSegments
+//     (`oracle/kafka dump-log --files LOG`), plain and with
+//     --deep-iteration --print-data-log, standard output to a file (and the
+//     two outputs compared byte for byte, once). The "wall" row is
+//     whole-process time, JVM start-up included; the "steady" row takes off
+//     each tool's median time on the tiny segment and shows bytes/s.
+//     Target: 10× Kafka.
+//   - recover: `segviz recover --out` against `oracle/kafka recover` (both
+//     copy the partition and then recover the copy: every batch checked,
+//     the indexes rebuilt), wall and steady as for dump; target 2× Kafka.
+//     Then segkit's recovery against the CRC floor (1 MiB reads of the
+//     .log, warm, and format.UpdateCRC32C over every byte, in-process):
+//     `segviz recover --out` whole (its copy, with an fsync, included),
+//     and inspect.Recover in-process on a copy made before the clock
+//     starts. Target: 0.5× the floor. The sizes
+//     of the .log, .index and .timeindex each recovery left are compared
+//     once.
+//   - verify: `segviz verify` of the log directory and of the one big
+//     partition against the CRC floor over the same .log files (no
+//     target; verify also decompresses every batch, which the floor does
+//     not), GOMAXPROCS=2 against GOMAXPROCS=1 (target 1.7× on 2 cores),
+//     and the verify process's peak RSS (its VmHWM in /proc/PID/status,
+//     polled every millisecond: ru_maxrss would count the harness's own
+//     RSS, which a vfork'd child inherits at exec; target -rss-budget,
+//     256 MiB).
+//
+// Kafka runs with the oracle's JVM flags (SerialGC, C1 only:
+// -XX:TieredStopAtLevel=1, chosen for start-up); -kafka-jvm adds options
+// (ORACLE_JAVA_OPTS), such as -XX:TieredStopAtLevel=4 for a broker's C2.
+// Kafka's time of recovery inside the JVM is not reported by the oracle, so
+// the steady row estimates it from the tiny partition.
+//
+// -cpuprofile FILE then profiles segkit's deep dump, inspect.Recover and
+// inspect.Verify in-process on the big segment into FILE.dump.pprof,
+// FILE.recover.pprof and FILE.verify.pprof (go tool pprof -top FILE...).
+//
+// The test (TestQuick) runs -quick end to end and checks the table; it
+// takes minutes, so it runs only with SEGKIT_SIDEBYSIDE=1.
+package main
