@@ -76,7 +76,9 @@ final class Storage {
         r.put("src", src.getPath());
         r.put("out", out.getPath());
         try {
+            long t0 = System.nanoTime();
             copyDir(src.toPath(), out.toPath());
+            long t1 = System.nanoTime();
             TreeMap<Long, Long> before = logSizes(out);
             ArrayNode b = r.putArray("segmentsBefore");
             before.keySet().forEach(b::add);
@@ -95,6 +97,9 @@ final class Storage {
                 if (log != null) log.close();
                 scheduler.shutdown();
             }
+            // Timings inside the JVM (for side-by-side comparisons without JVM start).
+            r.put("copyMs", (t1 - t0) / 1e6);
+            r.put("elapsedMs", (System.nanoTime() - t1) / 1e6);
         } catch (Throwable e) {
             r.put("error", e.toString());
         }
