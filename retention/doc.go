@@ -84,9 +84,16 @@
 // and its bytes stay on disk file.delete.delay.ms longer. ReadableUntil
 // computes each segment's time by running Plan check after check; it is
 // exact for a log nothing more is appended to (IfIdle), and an upper bound
-// otherwise. Records stamped far in the past go at the next check, however
-// recently they were written; records stamped in the future make their
-// segment, and every later one, wait: TimestampWarnings flags both.
+// otherwise (IfAppendsContinue), with one exception that keeps it in
+// agreement with Plan: an active segment that a check now deletes is
+// readable until the next check, which deletes it unless records reach it
+// first; IfAppendsContinue and the explanation give the later time they
+// would keep it to. An active segment whose first batch is more than
+// segment.ms old takes no more records (the next one rolls a new
+// segment), so appends cannot keep it. Records stamped far in the past go
+// at the next check, however recently they were written; records stamped
+// in the future make their segment, and every later one, wait:
+// TimestampWarnings flags both.
 //
 // # Worked example: the payments topic
 //

@@ -18,15 +18,26 @@ type SegmentBound struct {
 	// Active marks the log's last segment, which still takes appends.
 	Active bool
 	// ReadableUntil is the time of the check that deletes the segment: its
-	// records can be read before that instant and not from it on. For the
-	// active segment it allows for further appends (records stamped when
-	// they are appended), which can only go into it until segment.ms after
-	// its first batch. Never when no rule will delete it.
+	// records can be read before that instant and not from it on. Never
+	// when no rule will delete it.
+	//
+	// It agrees with Plan: when a check at the forecast's Now deletes the
+	// segment (Plan(st, now) lists it), ReadableUntil is the first check
+	// after Now, the one that deletes it (IfIdle), the active segment
+	// included. Otherwise, for the active segment, it allows for further
+	// appends (records stamped when they are appended), which can only go
+	// into it until segment.ms after its first batch (IfAppendsContinue).
 	ReadableUntil int64
 	// IfIdle is the same if nothing more is appended to the log; it equals
 	// ReadableUntil except for the active segment. With a known schedule
 	// it is exact.
 	IfIdle int64
+	// IfAppendsContinue is the same if records keep being appended,
+	// stamped when appended: an upper bound whatever the traffic. It
+	// equals ReadableUntil except for an active segment that a check at
+	// Now deletes: appends before that check would keep it, up to this
+	// time. IfIdle ≤ ReadableUntil ≤ IfAppendsContinue.
+	IfAppendsContinue int64
 	// OnDiskUntil is when the segment's files are removed:
 	// ReadableUntil + file.delete.delay.ms.
 	OnDiskUntil int64
@@ -73,9 +84,12 @@ func (f Forecast) ForOffset(offset int64) (SegmentBound, bool) {
 // bound is exact for an idle log and an upper bound otherwise. The active
 // segment can take appends until a new record is more than segment.ms
 // newer than its first batch, so (with records stamped when appended) its
-// newest record can be as late as that; its bound allows for it. When
-// everything before the active segment is gone and it qualifies too, the
-// log rolls and it goes (IfIdle).
+// newest record can be as late as that; its bound allows for it
+// (IfAppendsContinue). When everything before the active segment is gone
+// and it qualifies too, the log rolls and it goes (IfIdle). When it
+// qualifies already, so that a check at now deletes it (Plan(st, now)
+// does), its ReadableUntil is the next check, as the plan says, and the
+// explanation gives the later bound should appends come first.
 //
 // With an unknown phase (sched.Unknown) each time is the latest the check
 // can be: the instant the segment becomes deletable plus the interval
@@ -96,9 +110,15 @@ func ReadableUntil(st LogState, p Policy, sched Schedule, now int64) (Forecast, 
 		f.Segments[i] = SegmentBound{
 			BaseOffset: s.BaseOffset, NextOffset: st.NextOffset(i), Size: s.Size,
 			LargestTimestamp: s.LargestTimestamp(), Active: i == n-1,
-			ReadableUntil: Never, IfIdle: Never, OnDiskUntil: Never,
+			ReadableUntil: Never, IfIdle: Never, IfAppendsContinue: Never, OnDiskUntil: Never,
 		}
 	}
+	// What a check at now deletes: the table must agree with it.
+	planNow, err := p.plan(st, now)
+	if err != nil {
+		return Forecast{}, err
+	}
+	deletedNow := len(planNow.Deletions)
 
 	// With an unknown phase, simulate a check at every instant (each
 	// segment goes the moment it is deletable) and add the interval after.
@@ -171,6 +191,7 @@ func ReadableUntil(st LogState, p Policy, sched Schedule, now int64) (Forecast, 
 		s := st.Segments[i]
 		b.IfIdle = late(gone[i])
 		b.ReadableUntil = b.IfIdle
+		b.IfAppendsContinue = b.IfIdle
 		q := satAdd(satAdd(s.LargestTimestamp(), p.RetentionMs), 1)
 		var why strings.Builder
 		switch {
@@ -204,23 +225,48 @@ func ReadableUntil(st LogState, p Policy, sched Schedule, now int64) (Forecast, 
 				horizon = satAdd(now, p.SegmentMs)
 				from = "now (it has no first batch timestamp; it was created by now)"
 			}
-			newest := max(s.LargestTimestamp(), horizon)
-			wq := satAdd(satAdd(newest, p.RetentionMs), 1)
-			prev := satAdd(now, 1)
-			if i > 0 {
-				prev = gone[i-1]
-			}
-			w := late(at(max(wq, prev)))
-			b.ReadableUntil = max(b.IfIdle, w)
 			idle := why.String()
 			why.Reset()
-			fmt.Fprintf(&why, "active segment: takes appends until %s + segment.ms %d = %s, so its newest record can be as late as %s; + retention.ms %d: qualifies from %s; deleted by %s. If nothing more is appended: %s",
-				from, p.SegmentMs, FormatTime(horizon), FormatTime(newest), p.RetentionMs, FormatTime(wq), checkAt(at(max(wq, prev))), idle)
+			if horizon <= now {
+				// Records are appended after now, more than segment.ms
+				// after its first batch: the next one rolls a new segment
+				// and this one's newest record is final, as for any other.
+				fmt.Fprintf(&why, "active segment, closed to appends (%s + segment.ms %d = %s is past: the next record rolls a new segment), so appends cannot keep it: %s",
+					from, p.SegmentMs, FormatTime(horizon), idle)
+			} else {
+				activeBound(b, &why, st, p, i, now, deletedNow, horizon, from, idle, gone, at, late, checkAt)
+			}
 		}
 		b.OnDiskUntil = satAdd(b.ReadableUntil, max(p.FileDeleteDelayMs, 0))
 		b.Explanation = why.String()
 	}
 	return f, nil
+}
+
+// activeBound sets the bounds of the active segment i, which can still
+// take appends until horizon (after now), and explains them after idle,
+// the explanation if nothing more is appended.
+func activeBound(b *SegmentBound, why *strings.Builder, st LogState, p Policy, i int, now int64, deletedNow int, horizon int64, from, idle string,
+	gone []int64, at, late func(int64) int64, checkAt func(int64) string) {
+	newest := max(st.Segments[i].LargestTimestamp(), horizon)
+	wq := satAdd(satAdd(newest, p.RetentionMs), 1)
+	prev := satAdd(now, 1)
+	if i > 0 {
+		prev = gone[i-1]
+	}
+	w := at(max(wq, prev))
+	b.IfAppendsContinue = max(b.IfIdle, late(w))
+	if i < deletedNow {
+		// A check now deletes it, and so does the next check unless
+		// records are appended first: the plan's answer is the
+		// readable-until, the worst case an extra figure.
+		fmt.Fprintf(why, "active segment, deleted by a check now: %s. If appends continue (records reach it before that check): it takes appends until %s + segment.ms %d = %s, so its newest record can be as late as %s; + retention.ms %d: qualifies from %s; deleted by %s",
+			idle, from, p.SegmentMs, FormatTime(horizon), FormatTime(newest), p.RetentionMs, FormatTime(wq), checkAt(w))
+		return
+	}
+	b.ReadableUntil = b.IfAppendsContinue
+	fmt.Fprintf(why, "active segment: takes appends until %s + segment.ms %d = %s, so its newest record can be as late as %s; + retention.ms %d: qualifies from %s; deleted by %s. If nothing more is appended: %s",
+		from, p.SegmentMs, FormatTime(horizon), FormatTime(newest), p.RetentionMs, FormatTime(wq), checkAt(w), idle)
 }
 
 // neverWhy explains why segment i (not deleted) never goes; firstKept is

@@ -147,3 +147,90 @@ func TestRealPartitions(t *testing.T) {
 		t.Logf("%s: %d segments, %d bytes; %v", realdata.Rel(t, dir), len(st.Segments), st.Size(), pl.String())
 	}
 }
+
+// TestReadableUntilAgreesWithPlan is the safety issue's case: an active
+// segment whose records are already older than retention.ms. A check now
+// deletes it (rolling first), so ReadableUntil must be that check, not the
+// worst case should appends continue, which only IfAppendsContinue and the
+// explanation give.
+func TestReadableUntilAgreesWithPlan(t *testing.T) {
+	const day = 24 * 3600 * 1000
+	const now = 1_780_000_000_123
+	known := retention.Schedule{First: now + 1_000 - 300_000, Interval: 300_000} // the next check is 1 s after now
+	unknown := retention.Schedule{Interval: 300_000, Unknown: true}
+	oneMin := retention.DefaultPolicy()
+	oneMin.RetentionMs, oneMin.SegmentMs = 60_000, 180_000
+	active := func(first, newest int64) retention.SegmentInfo {
+		return retention.SegmentInfo{BaseOffset: 0, Size: 300, FirstBatchTimestamp: first, LargestRecordTimestamp: newest, LastModified: now - 1}
+	}
+	tests := []struct {
+		name string
+		st   retention.LogState
+		p    retention.Policy
+		// whether appends could still keep the segment (segment.ms after
+		// its first batch is not past)
+		appendsKeep bool
+	}{
+		// The reproduction: 3 records stamped 10 days ago, Kafka's
+		// defaults (retention.ms = segment.ms = 7 days).
+		{"ten_days_old", state(3, active(now-10*day, now-10*day)), retention.DefaultPolicy(), false},
+		// retention.ms < segment.ms: qualifies now, yet still takes appends.
+		{"still_open", state(3, active(now-100_000, now-70_000)), oneMin, true},
+		{"behind_older", state(6, seg(0, 100, now-200_000), retention.SegmentInfo{BaseOffset: 3, Size: 300, FirstBatchTimestamp: now - 100_000, LargestRecordTimestamp: now - 70_000, LastModified: now - 1}), oneMin, true},
+	}
+	for _, tt := range tests {
+		for _, sched := range []retention.Schedule{known, unknown} {
+			t.Run(tt.name+"/"+sched.String(), func(t *testing.T) {
+				pl, err := tt.p.Plan(tt.st, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := len(tt.st.Segments)
+				if len(pl.Deletions) != n || !pl.RollFirst {
+					t.Fatalf("plan at now: %v, want every segment deleted, rolling first", pl)
+				}
+				// C: the check that deletes them, the first after now.
+				c := now + sched.Interval
+				if !sched.Unknown {
+					c = sched.NextAtOrAfter(now + 1)
+					if plC, _ := tt.p.Plan(tt.st, c); len(plC.Deletions) != n {
+						t.Fatalf("plan at the next check %d: %v", c, plC)
+					}
+				}
+				f, err := retention.ReadableUntil(tt.st, tt.p, sched, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, d := range pl.Deletions {
+					b := f.Segments[i]
+					if b.BaseOffset != d.BaseOffset || b.ReadableUntil > c || b.ReadableUntil <= now {
+						t.Fatalf("a check now deletes segment %d, the check at %d at the latest, but it is readable until %s: %s",
+							d.BaseOffset, c, retention.FormatTime(b.ReadableUntil), b.Explanation)
+					}
+					if b.ReadableUntil != b.IfIdle || b.OnDiskUntil != b.ReadableUntil+tt.p.FileDeleteDelayMs {
+						t.Fatalf("segment %d: until %d, if idle %d, on disk %d", b.BaseOffset, b.ReadableUntil, b.IfIdle, b.OnDiskUntil)
+					}
+				}
+				a := f.Segments[n-1]
+				if !strings.Contains(a.Explanation, "deleted by a check now") && !strings.Contains(a.Explanation, "appends cannot keep it") {
+					t.Errorf("active segment: %q does not say a check now deletes it", a.Explanation)
+				}
+				checkAppendsContinue(t, a, tt.appendsKeep)
+			})
+		}
+	}
+}
+
+// checkAppendsContinue checks the worst case should appends continue of an
+// active segment a check now deletes: later than ReadableUntil and
+// explained when appends can still reach it, equal otherwise.
+func checkAppendsContinue(t *testing.T, a retention.SegmentBound, appendsKeep bool) {
+	t.Helper()
+	if appendsKeep {
+		if a.IfAppendsContinue <= a.ReadableUntil || !strings.Contains(a.Explanation, "If appends continue") {
+			t.Errorf("active segment: if appends continue %d, readable until %d: %s", a.IfAppendsContinue, a.ReadableUntil, a.Explanation)
+		}
+	} else if a.IfAppendsContinue != a.ReadableUntil || !strings.Contains(a.Explanation, "appends cannot keep it") {
+		t.Errorf("active segment closed to appends: if appends continue %d, readable until %d: %s", a.IfAppendsContinue, a.ReadableUntil, a.Explanation)
+	}
+}

@@ -289,9 +289,11 @@ func FuzzRetentionPlan(f *testing.F) {
 
 // FuzzReadableUntil simulates checks forward on the pure model, with or
 // without further appends, and checks that ReadableUntil is a true bound:
-// no segment is readable after its predicted time, the prediction is exact
-// for an idle log on a known schedule, and none is deleted by the time
-// rule earlier than retention.ms after its newest record.
+// no segment is readable after its predicted time (IfAppendsContinue when
+// records keep coming), the prediction is exact for an idle log on a
+// known schedule, a segment a check at now deletes is readable until the
+// next check at the latest, and none is deleted by the time rule earlier
+// than retention.ms after its newest record.
 func FuzzReadableUntil(f *testing.F) {
 	for _, c := range forecastSeeds() {
 		f.Add(c.encode())
@@ -324,11 +326,28 @@ func checkForecast(t *testing.T, c planCase, st retention.LogState, p retention.
 		t.Fatalf("%d bounds for %d segments", len(f.Segments), len(st.Segments))
 	}
 	for i, b := range f.Segments {
-		if b.ReadableUntil < b.IfIdle || b.Explanation == "" || (b.ReadableUntil != retention.Never && b.ReadableUntil <= now) {
+		if b.ReadableUntil < b.IfIdle || b.IfAppendsContinue < b.ReadableUntil || b.Explanation == "" || (b.ReadableUntil != retention.Never && b.ReadableUntil <= now) {
 			t.Fatalf("segment %d: bound %+v at now %d", i, b, now)
 		}
-		if !b.Active && b.ReadableUntil != b.IfIdle {
+		if !b.Active && (b.ReadableUntil != b.IfIdle || b.IfAppendsContinue != b.IfIdle) {
 			t.Fatalf("segment %d is not active but its bounds differ: %+v", i, b)
+		}
+	}
+	// The forecast agrees with the plan: a segment a check at now deletes
+	// is readable until the next check at the latest (which deletes it
+	// too: the rules only delete more as time passes).
+	pl, err := p.Plan(st, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextCheck := satAdd(now, sched.Interval)
+	if !sched.Unknown {
+		nextCheck = sched.NextAtOrAfter(satAdd(now, 1))
+	}
+	for i, d := range pl.Deletions {
+		if b := f.Segments[i]; b.BaseOffset != d.BaseOffset || b.ReadableUntil > nextCheck || b.OnDiskUntil != satAdd(b.ReadableUntil, max(p.FileDeleteDelayMs, 0)) {
+			t.Fatalf("a check at %d deletes segment %d (%s), but it is readable until %d, on disk until %d, after the next check %d: %s",
+				now, d.BaseOffset, d.Explanation, b.ReadableUntil, b.OnDiskUntil, nextCheck, b.Explanation)
 		}
 	}
 	// The real checks: the schedule's, or for an unknown phase, checks
@@ -405,8 +424,15 @@ func checkForecast(t *testing.T, c planCase, st retention.LogState, p retention.
 	}
 	for i := range orig {
 		b := f.Segments[i]
-		if (gone[i] != retention.Never && gone[i] > b.ReadableUntil) || (gone[i] == retention.Never && b.ReadableUntil <= m.last) {
-			t.Fatalf("segment %d went at %d, after its bound %d (traffic %v): %s", b.BaseOffset, gone[i], b.ReadableUntil, traffic, b.Explanation)
+		// With traffic the bound is IfAppendsContinue: it differs from
+		// ReadableUntil only for an active segment a check at now
+		// deletes, which records appended before the check keep.
+		bound := b.ReadableUntil
+		if traffic {
+			bound = b.IfAppendsContinue
+		}
+		if (gone[i] != retention.Never && gone[i] > bound) || (gone[i] == retention.Never && bound <= m.last) {
+			t.Fatalf("segment %d went at %d, after its bound %d (traffic %v): %s", b.BaseOffset, gone[i], bound, traffic, b.Explanation)
 		}
 		if !traffic && !sched.Unknown && gone[i] != retention.Never && gone[i] != b.IfIdle {
 			t.Fatalf("idle log: segment %d went at %d, predicted %d: %s", b.BaseOffset, gone[i], b.IfIdle, b.Explanation)

@@ -323,6 +323,10 @@ type segmentBoundJSON struct {
 	Size             int64  `json:"size"`
 	LargestTimestamp int64  `json:"largestTimestamp"`
 	ReadableUntil    *int64 `json:"readableUntil"`
+	// IfAppendsContinue is the worst case should records keep being
+	// appended; it differs from ReadableUntil only for an active segment
+	// the check now deletes.
+	IfAppendsContinue *int64 `json:"ifAppendsContinue"`
 }
 
 func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast, st retention.LogState) error {
@@ -338,6 +342,10 @@ func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast,
 		if b.ReadableUntil != retention.Never {
 			v := b.ReadableUntil
 			s.ReadableUntil = &v
+		}
+		if b.IfAppendsContinue != retention.Never {
+			v := b.IfAppendsContinue
+			s.IfAppendsContinue = &v
 		}
 		out.Segments = append(out.Segments, s)
 	}
@@ -394,6 +402,10 @@ func printRetention(w io.Writer, dir string, l *kafkalog.Log, st retention.LogSt
 	fmt.Fprintln(w, "\nwhy:")
 	for _, b := range fc.Segments {
 		fmt.Fprintf(w, "  %d: %s\n", b.BaseOffset, b.Explanation)
+		if b.IfAppendsContinue != b.ReadableUntil {
+			fmt.Fprintf(w, "  %d: if appends continue (not what the plan above assumes): readable until %s, on disk until %s\n", b.BaseOffset,
+				retention.FormatTime(b.IfAppendsContinue), retention.FormatTime(satAddMs(b.IfAppendsContinue, p.FileDeleteDelayMs)))
+		}
 	}
 	if len(plan.Warnings) > 0 {
 		fmt.Fprintln(w, "\nwarnings:")
@@ -599,4 +611,15 @@ func readProperties(name string) (map[string]string, error) {
 		return nil, err
 	}
 	return props, nil
+}
+
+// satAddMs adds a delay to a time, staying at retention.Never.
+func satAddMs(t, d int64) int64 {
+	if t == retention.Never || d <= 0 {
+		return t
+	}
+	if t > retention.Never-d {
+		return retention.Never
+	}
+	return t + d
 }

@@ -127,10 +127,11 @@ type jsonOut struct {
 		LargestTimestamp int64  `json:"largestTimestamp"`
 	} `json:"deletions"`
 	Segments []struct {
-		BaseOffset       int64  `json:"baseOffset"`
-		Size             int64  `json:"size"`
-		LargestTimestamp int64  `json:"largestTimestamp"`
-		ReadableUntil    *int64 `json:"readableUntil"`
+		BaseOffset        int64  `json:"baseOffset"`
+		Size              int64  `json:"size"`
+		LargestTimestamp  int64  `json:"largestTimestamp"`
+		ReadableUntil     *int64 `json:"readableUntil"`
+		IfAppendsContinue *int64 `json:"ifAppendsContinue"`
 	} `json:"segments"`
 }
 
@@ -300,6 +301,55 @@ func TestRetentionCommandWarnings(t *testing.T) {
 	code, _, errs := runSegviz("retention", "--now", fmt.Sprint(now), "--json", dir)
 	if code != exitOK || !strings.Contains(errs, "warning: segment 0: far-past-timestamp") {
 		t.Fatalf("json: exit %d, %s", code, errs)
+	}
+}
+
+// TestRetentionCommandActiveDeletedNow is the safety issue's reproduction:
+// one active segment of records stamped 10 days ago, Kafka's defaults. The
+// plan says a check now deletes it, rolling first; the table and the JSON
+// must say it is readable until that check, not days later.
+func TestRetentionCommandActiveDeletedNow(t *testing.T) {
+	const day = 24 * 3_600_000
+	now := time.Now().UnixMilli()
+	dir := filepath.Join(t.TempDir(), "logs", "t-0")
+	clk := &testClock{ms: now}
+	l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), kafkalog.DefaultConfig(), kafkalog.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w record.Builder
+	spec := record.NewBatchSpec(0, compress.None)
+	old := now - 10*day
+	b, _ := w.AppendBatch(nil, &spec, []record.Record{{Timestamp: old, Value: []byte("hi")}, {Timestamp: old, Value: []byte("hi")}, {Timestamp: old, Value: []byte("hi")}})
+	if _, err := l.Append(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	const interval = 300_000 // log.retention.check.interval.ms, phase unknown
+	code, out, errs := runSegviz("retention", "--now", fmt.Sprint(now), "--json", dir)
+	var j jsonOut
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != exitOK {
+		t.Fatalf("exit %d, %v: %s", code, err, errs)
+	}
+	if len(j.Deletions) != 1 || j.Deletions[0].BaseOffset != 0 || len(j.Segments) != 1 {
+		t.Fatalf("plan: %s", out)
+	}
+	if s := j.Segments[0]; s.ReadableUntil == nil || *s.ReadableUntil <= now || *s.ReadableUntil > now+interval ||
+		s.IfAppendsContinue == nil || *s.IfAppendsContinue != *s.ReadableUntil {
+		t.Fatalf("a check now deletes segment 0, but: %s", out)
+	}
+	code, out, _ = runSegviz("retention", "--now", fmt.Sprint(now), dir)
+	until := time.UnixMilli(now + interval).UTC().Format("2006-01-02T15:04:05.000Z")
+	if code != exitOK || !strings.Contains(out, "plan: a check now deletes 1 segment(s)") || !strings.Contains(out, "  "+until+"  ") ||
+		!strings.Contains(out, "appends cannot keep it") || strings.Contains(out, "if appends continue") {
+		t.Fatalf("exit %d, want readable until %s:\n%s", code, until, out)
+	}
+	// With segment.ms longer than its age, appends could still reach it:
+	// the table still shows the plan's answer, the worst case is labelled.
+	code, out, _ = runSegviz("retention", "--now", fmt.Sprint(now), "--segment.ms", fmt.Sprint(20*day), dir)
+	if code != exitOK || !strings.Contains(out, "  "+until+"  ") || !strings.Contains(out, "active segment, deleted by a check now") ||
+		!strings.Contains(out, "0: if appends continue (not what the plan above assumes): readable until ") {
+		t.Fatalf("exit %d, want readable until %s:\n%s", code, until, out)
 	}
 }
 

@@ -49,9 +49,13 @@ type BoundJSON struct {
 	Active           bool   `json:"active"`
 	ReadableUntil    *int64 `json:"readableUntil"`
 	IfIdle           *int64 `json:"ifIdle"`
-	OnDiskUntil      *int64 `json:"onDiskUntil"`
-	Reason           string `json:"reason"`
-	Explanation      string `json:"explanation"`
+	// IfAppendsContinue is the worst case should records keep being
+	// appended; it differs from ReadableUntil only for an active segment
+	// the check at Now deletes.
+	IfAppendsContinue *int64 `json:"ifAppendsContinue"`
+	OnDiskUntil       *int64 `json:"onDiskUntil"`
+	Reason            string `json:"reason"`
+	Explanation       string `json:"explanation"`
 	// DeletedNow says the check at Now deletes the segment.
 	DeletedNow bool `json:"deletedNow"`
 }
@@ -138,7 +142,7 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 	}
 	for _, b := range fc.Segments {
 		out.Segments = append(out.Segments, BoundJSON{BaseOffset: b.BaseOffset, NextOffset: b.NextOffset, Size: b.Size, LargestTimestamp: b.LargestTimestamp,
-			Active: b.Active, ReadableUntil: never(b.ReadableUntil), IfIdle: never(b.IfIdle), OnDiskUntil: never(b.OnDiskUntil),
+			Active: b.Active, ReadableUntil: never(b.ReadableUntil), IfIdle: never(b.IfIdle), IfAppendsContinue: never(b.IfAppendsContinue), OnDiskUntil: never(b.OnDiskUntil),
 			Reason: string(b.Reason), Explanation: b.Explanation, DeletedNow: deleted[b.BaseOffset]})
 	}
 	for _, w := range plan.Warnings {

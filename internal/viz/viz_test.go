@@ -383,6 +383,15 @@ func TestRetentionWhatIf(t *testing.T) {
 			if b.DeletedNow != slices.Contains(out, b.BaseOffset) {
 				t.Errorf("segment %d deletedNow %v", b.BaseOffset, b.DeletedNow)
 			}
+			// The bounds agree with the plan: a segment the check at now
+			// deletes is readable until the next check at the latest.
+			iv := r.Policy[config.LogRetentionCheckIntervalMs]
+			if b.DeletedNow && (b.ReadableUntil == nil || *b.ReadableUntil <= r.Now || *b.ReadableUntil > r.Now+iv) {
+				t.Errorf("segment %d is deleted now but readable until %v: %s", b.BaseOffset, b.ReadableUntil, b.Explanation)
+			}
+			if (b.ReadableUntil == nil) != (b.IfAppendsContinue == nil) || (b.ReadableUntil != nil && *b.IfAppendsContinue < *b.ReadableUntil) {
+				t.Errorf("segment %d: readable until %v, if appends continue %v", b.BaseOffset, b.ReadableUntil, b.IfAppendsContinue)
+			}
 		}
 		return out
 	}
@@ -392,6 +401,11 @@ func TestRetentionWhatIf(t *testing.T) {
 	day := int64(24 * 3600 * 1000)
 	if got := deletions(Params{"retention.ms": fmt.Sprint(3 * day)}); !slices.Equal(got, []int64{378, 967, 1554, 2361}) {
 		t.Errorf("3 days: deletes %v", got)
+	}
+	// Every segment, the active one included, is older than a minute: a
+	// check now deletes them all, rolling first.
+	if got := deletions(Params{"retention.ms": "60000"}); len(got) < 5 {
+		t.Errorf("1 minute: deletes %v", got)
 	}
 	if got := deletions(Params{"retention.ms": "-1", "retention.bytes": "150000"}); len(got) == 0 {
 		t.Errorf("retention.bytes: deletes nothing")
