@@ -707,10 +707,31 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 		sl.Close()
 	}
 
-	// Open recovers or fails with a typed error; what it serves is
-	// original, and salvage has it too.
+	// A writer's Open cuts only torn tails: on corruption it fails with a
+	// *log.CorruptLogError and leaves the damaged segment as it was.
+	try := copyMem(bad)
+	if l, err := kafkalog.Open(try, dir, cfg, kafkalog.Options{Clock: clk}); err == nil {
+		l.Close()
+	} else if ce := (*kafkalog.CorruptLogError)(nil); errors.As(err, &ce) {
+		want, _ := vfs.ReadFile(bad, ce.Path)
+		got, _ := vfs.ReadFile(try, ce.Path)
+		swapped := false // a .swap completed into place replaces the file first
+		infos, _ := vfs.ReadDir(bad, dir)
+		for _, fi := range infos {
+			swapped = swapped || strings.HasSuffix(fi.Name(), segment.SwapSuffix)
+		}
+		if !swapped && !bytes.Equal(got, want) || ce.Position >= ce.Size {
+			fail("%v: the refused open changed the file (%d bytes, were %d)", err, len(got), len(want))
+		}
+	} else if !typedError(err) {
+		fail("log.Open failed with an untyped error: %T %v", err, err)
+	}
+
+	// Open in recovery mode (TruncateCorrupt, as Kafka's LogLoader)
+	// recovers or fails with a typed error; what it serves is original,
+	// and salvage has it too.
 	disk := copyMem(bad)
-	l, err := kafkalog.Open(disk, dir, cfg, kafkalog.Options{Clock: clk})
+	l, err := kafkalog.Open(disk, dir, cfg, kafkalog.Options{Clock: clk, TruncateCorrupt: true})
 	if err != nil {
 		if !typedError(err) {
 			fail("log.Open failed with an untyped error: %T %v", err, err)

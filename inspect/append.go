@@ -188,6 +188,10 @@ type AppendOptions struct {
 	Clock segment.Clock
 	// OnBatch, if set, is called after each batch is appended.
 	OnBatch func(kafkalog.AppendResult)
+	// OnOpen, if set, is called once the log is open, before the first
+	// append, with what opening it found and did: a torn tail cut,
+	// leftover files removed (log.LoadReport).
+	OnOpen func(kafkalog.LoadReport)
 }
 
 // Append appends recs to the partition directory dir of fsys, creating
@@ -197,8 +201,12 @@ type AppendOptions struct {
 // checked first — its size against max.message.bytes, its timestamps
 // against message.timestamp.before/after.max.ms — and an *InputError names
 // the lines of the batches that would be refused before anything is
-// written. An error after that is the log's (I/O): the batches before it
-// were appended, and the results say which.
+// written. dir must be a partition directory (CheckPartitionDir). Opening
+// the log locks it (a *log.LockError if a broker or another writer holds
+// its log directory) and cuts only a torn tail: corruption fails it with a
+// *log.CorruptLogError, before anything is written. An error after that
+// is the log's (I/O): the batches before it were appended, and the results
+// say which.
 func Append(fsys vfs.FS, dir string, recs []InputRecord, opt AppendOptions) ([]kafkalog.AppendResult, error) {
 	n := max(opt.BatchRecords, 1)
 	var clock segment.Clock = segment.SystemClock{}
@@ -239,9 +247,15 @@ func Append(fsys vfs.FS, dir string, recs []InputRecord, opt AppendOptions) ([]k
 	if len(bad) > 0 {
 		return nil, &InputError{Lines: bad}
 	}
+	if err := CheckPartitionDir(fsys, dir); err != nil {
+		return nil, err
+	}
 	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: clock})
 	if err != nil {
 		return nil, err
+	}
+	if opt.OnOpen != nil {
+		opt.OnOpen(l.LoadReport())
 	}
 	var out []kafkalog.AppendResult
 	for _, b := range batches {

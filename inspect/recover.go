@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 
 	kafkalog "github.com/segkit/segkit/log"
@@ -45,6 +46,10 @@ type RecoverReport struct {
 	Deleted []DeletedFile `json:"deleted"`
 	// Renamed lists .swap files completed into place.
 	Renamed []string `json:"renamed"`
+	// Replaced lists the files of the segments a completed .swap took the
+	// place of (log.LoadReport.Replaced): the end of an interrupted
+	// compaction, not a truncation, and not counted in Changed.
+	Replaced []string `json:"replaced"`
 	// Problems lists what the engine could not trust but loaded anyway
 	// (a bad checkpoint or snapshot).
 	Problems []string `json:"problems"`
@@ -56,7 +61,10 @@ type RecoverReport struct {
 type RecoveredSegment struct {
 	File       string `json:"file"`
 	BaseOffset int64  `json:"baseOffset"`
-	// Why the segment was recovered: "unclean shutdown", "missing index".
+	// Why the segment was recovered (log.RecoveredSegment.Why): "unclean
+	// shutdown", "missing index", "forced, after a clean shutdown" ...; a segment
+	// recovered twice (its index was missing, then the whole log was) has
+	// one entry, with both reasons.
 	Why        string `json:"why"`
 	SizeBefore int64  `json:"sizeBefore"`
 	SizeAfter  int64  `json:"sizeAfter"`
@@ -106,10 +114,29 @@ type scannedEntry struct {
 //
 // Before recovery, every .log is read past damage, so that the report can
 // say which valid entries the truncation drops.
+//
+// dir must be a partition directory (CheckPartitionDir); Recover holds its
+// lock (log.LockPartition) throughout, and fails with a *log.LockError if a
+// broker or another writer holds the log directory. Unlike a writer's
+// Open, it truncates corruption (log.Options.TruncateCorrupt): that is the
+// repair.
 func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error) {
 	dir = path.Clean(dir)
-	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Problems: []string{}}
-	scans, before, err := prescan(fsys, dir)
+	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Replaced: []string{}, Problems: []string{}}
+	if err := CheckPartitionDir(fsys, dir); err != nil {
+		return rep, err
+	}
+	if _, err := fsys.Stat(dir); err != nil {
+		return rep, err
+	}
+	// The lock is held from the prescan to the marker's return, so that
+	// no other writer changes the partition or the marker in between.
+	lk, err := kafkalog.LockPartition(fsys, dir)
+	if err != nil {
+		return rep, err
+	}
+	defer lk.Close()
+	scans, swapScans, before, err := prescan(fsys, dir)
 	if err != nil {
 		return rep, err
 	}
@@ -142,14 +169,22 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 	if opt.Config != nil {
 		cfg = *opt.Config
 	}
-	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: opt.Clock, BrokerEpoch: epoch, ForceRecovery: true})
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: opt.Clock, BrokerEpoch: epoch, ForceRecovery: true, TruncateCorrupt: true, Locked: true})
 	if err != nil {
 		return rep, err
 	}
 	lr := l.LoadReport()
+	at := map[int64]int{} // base offset -> index in rep.Segments
 	for _, rs := range lr.Recovered {
 		file := segment.Path(dir, rs.BaseOffset, segment.LogSuffix)
 		sc := scans[rs.BaseOffset]
+		if slices.Contains(lr.Renamed, segment.FileName(rs.BaseOffset, segment.LogSuffix+segment.SwapSuffix)) {
+			sc = swapScans[rs.BaseOffset] // the segment is now the swap's
+		}
+		if sc == nil {
+			// A .swap renamed into place: prescan saw no .log at its base.
+			sc = &segmentScan{}
+		}
 		r := rs.Result
 		seg := RecoveredSegment{File: file, BaseOffset: rs.BaseOffset, Why: rs.Why, SizeBefore: sc.size, SizeAfter: r.ValidBytes,
 			Truncated: r.Truncated, ReasonPosition: -1, Entries: r.Entries, LostOffsets: OffsetRange{First: -1, Last: -1}}
@@ -178,8 +213,26 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 				seg.LostOffsets.Last = max(seg.LostOffsets.Last, e.last)
 			}
 		}
+		if i, ok := at[rs.BaseOffset]; ok {
+			// Recovered again (a missing index, then the whole log): one
+			// entry per segment, with both reasons.
+			prev := &rep.Segments[i]
+			prev.Why += ", then " + seg.Why
+			prev.SizeAfter, prev.Entries = seg.SizeAfter, seg.Entries
+			if seg.Truncated > 0 {
+				seg.Truncated += prev.Truncated
+				seg.Why, seg.SizeBefore = prev.Why, prev.SizeBefore
+				if prev.Reason != "" {
+					seg.Reason, seg.ReasonPosition = prev.Reason, prev.ReasonPosition
+				}
+				*prev = seg
+			}
+			continue
+		}
+		at[rs.BaseOffset] = len(rep.Segments)
 		rep.Segments = append(rep.Segments, seg)
 	}
+	sort.SliceStable(rep.Segments, func(i, j int) bool { return rep.Segments[i].BaseOffset < rep.Segments[j].BaseOffset })
 	for _, name := range lr.Deleted {
 		rep.Changed = true
 		d := DeletedFile{File: path.Join(dir, name), Offsets: OffsetRange{First: -1, Last: -1}}
@@ -200,6 +253,7 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 		rep.Deleted = append(rep.Deleted, d)
 	}
 	rep.Renamed = append(rep.Renamed, lr.Renamed...)
+	rep.Replaced = append(rep.Replaced, lr.Replaced...)
 	rep.Problems = append(rep.Problems, lr.Problems...)
 	rep.LogEndAfter = l.LogEndOffset()
 	if err := l.Close(); err != nil {
@@ -220,31 +274,37 @@ type segmentScan struct {
 	entries []scannedEntry
 }
 
-// prescan reads every .log of dir past damage, and returns what each holds
-// and the offset after the last valid entry of the partition.
-func prescan(fsys vfs.FS, dir string) (map[int64]*segmentScan, int64, error) {
+// prescan reads every .log and .log.swap of dir past damage, and returns
+// what each holds and the offset after the last valid entry of the
+// partition (of its .log files).
+func prescan(fsys vfs.FS, dir string) (logs, swaps map[int64]*segmentScan, next int64, err error) {
 	infos, err := vfs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	out := map[int64]*segmentScan{}
+	swaps = map[int64]*segmentScan{}
 	var bases []int64
 	var w walker
 	var lit record.LegacyIterator
 	var rec record.Record
-	next := int64(0)
 	for _, fi := range infos {
 		base, ext, err := segment.ParseFileName(fi.Name())
-		if err != nil || ext != segment.LogSuffix || fi.IsDir() {
+		swap := ext == segment.LogSuffix+segment.SwapSuffix
+		if err != nil || ext != segment.LogSuffix && !swap || fi.IsDir() {
 			continue
 		}
-		bases = append(bases, base)
 		sc := &segmentScan{size: fi.Size()}
-		out[base] = sc
+		if swap {
+			swaps[base] = sc // what a completed swap puts in place
+		} else {
+			bases = append(bases, base)
+			out[base] = sc
+		}
 		file := path.Join(dir, fi.Name())
 		f, err := fsys.Open(file)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		err = w.walk(f, fi.Size(), file, func(e *record.Entry) error {
 			var records int64
@@ -257,17 +317,19 @@ func prescan(fsys vfs.FS, dir string) (map[int64]*segmentScan, int64, error) {
 				}
 			}
 			sc.entries = append(sc.entries, scannedEntry{pos: e.Position, end: e.Position + int64(e.Size()), first: e.BaseOffset(), last: e.LastOffset(), records: records})
-			next = max(next, e.LastOffset()+1)
+			if !swap {
+				next = max(next, e.LastOffset()+1)
+			}
 			return nil
 		}, func(damage) error { return nil })
 		f.Close()
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 	}
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
 	if len(bases) > 0 {
 		next = max(next, bases[len(bases)-1])
 	}
-	return out, next, nil
+	return out, swaps, next, nil
 }

@@ -202,6 +202,19 @@ func partitionDirs(fsys vfs.FS, dir string) ([]string, error) {
 	if holdsPartitionFiles(infos) {
 		return []string{dir}, nil
 	}
+	if out := partitionSubdirs(fsys, dir, infos); len(out) > 0 {
+		return out, nil
+	}
+	if _, err := checkpoint.ParsePartitionDir(path.Base(dir)); err == nil {
+		return []string{dir}, nil // an empty partition directory
+	}
+	return nil, fmt.Errorf("%w: %s holds no segment file and no partition directory", ErrNoPartition, dir)
+}
+
+// partitionSubdirs returns the partition directories among the entries
+// infos of dir: subdirectories named as partitions, or holding files only
+// a partition directory has.
+func partitionSubdirs(fsys vfs.FS, dir string, infos []fs.FileInfo) []string {
 	var out []string
 	for _, fi := range infos {
 		if !fi.IsDir() {
@@ -216,13 +229,7 @@ func partitionDirs(fsys vfs.FS, dir string) ([]string, error) {
 			out = append(out, sub)
 		}
 	}
-	if len(out) > 0 {
-		return out, nil
-	}
-	if _, err := checkpoint.ParsePartitionDir(path.Base(dir)); err == nil {
-		return []string{dir}, nil // an empty partition directory
-	}
-	return nil, fmt.Errorf("%w: %s holds no segment file and no partition directory", ErrNoPartition, dir)
+	return out
 }
 
 // holdsPartitionFiles reports whether a directory listing has a file only

@@ -36,10 +36,15 @@ type LoadReport struct {
 	RecoveryPoint int64
 	// Deleted lists the leftover files Open removed: .deleted files,
 	// .cleaned files, incomplete .swap files, orphan indexes, and segments
-	// dropped after a truncating recovery.
+	// dropped after a truncating recovery (not the files a completed swap
+	// replaced: see Replaced).
 	Deleted []string
 	// Renamed lists .swap files completed into their normal names.
 	Renamed []string
+	// Replaced lists the files a completed .swap replaced: those of the
+	// segments whose base offsets fall in the range the swap covers (a
+	// compaction's output takes their place; nothing was truncated).
+	Replaced []string
 	// Recovered lists the segments that were recovered and what recovery
 	// cut from each.
 	Recovered []RecoveredSegment
@@ -52,7 +57,10 @@ type LoadReport struct {
 type RecoveredSegment struct {
 	BaseOffset int64
 	// Reason for recovering: "unclean shutdown", "missing index",
-	// "missing time index".
+	// "missing time index", "sanity check: ...", or, with
+	// Options.ForceRecovery, "forced, after a clean shutdown" in a log
+	// directory with the clean-shutdown marker and "forced, below the
+	// recovery point" for a segment an unclean load would have skipped.
 	Why    string
 	Result segment.RecoverResult
 }
@@ -76,6 +84,12 @@ type RecoveredSegment struct {
 //
 // The recovery point and log start offset are read from the parent
 // directory's checkpoint files, as a broker keeps them per log directory.
+//
+// A writable Open first locks the partition (LockPartition: the log
+// directory's .lock, unless Options.Locked), and fails with a *LockError
+// if a broker or another writer holds it. Without Options.TruncateCorrupt
+// it truncates only what is proved torn, and fails with a
+// *CorruptLogError on corruption.
 func Open(fsys vfs.FS, dir string, cfg Config, opt Options) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		// A log opened with a config ParseConfig accepted under relaxed
@@ -97,12 +111,27 @@ func Open(fsys vfs.FS, dir string, cfg Config, opt Options) (*Log, error) {
 		l.tp = checkpoint.TopicPartition{Topic: path.Base(l.dir), Partition: -1}
 	}
 	if !opt.ReadOnly {
+		// The log directory's lock comes before any write to it (the
+		// directory itself may have to be created first, which no other
+		// writer can have locked).
+		if !opt.Locked {
+			if err := mkdirDurable(fsys, l.parentDir()); err != nil {
+				return nil, err
+			}
+			lk, err := LockPartition(fsys, l.dir)
+			if err != nil {
+				return nil, err
+			}
+			l.dirLock = lk
+		}
 		if err := mkdirDurable(fsys, l.dir); err != nil {
+			l.unlockDir()
 			return nil, err
 		}
 	}
 	if err := l.loadAll(); err != nil {
 		l.closeSegments()
+		l.unlockDir()
 		return nil, err
 	}
 	l.lastFlushMs = l.nowMs()
@@ -395,7 +424,9 @@ func (l *Log) completeSwaps(swaps, kept []dirEntry) ([]dirEntry, error) {
 		if sw.ext != segment.LogSuffix+segment.SwapSuffix {
 			continue
 		}
-		s, err := segment.Open(l.fsys, l.dir, sw.base, segment.SwapSuffix, l.segConfig(), l.clock, false)
+		// Read-only: reading the swap's next offset must not create (and
+		// leave behind, preallocated) index files of its own.
+		s, err := segment.Open(l.fsys, l.dir, sw.base, segment.SwapSuffix, l.segConfig(), l.clock, true)
 		if err != nil {
 			return nil, err
 		}
@@ -414,7 +445,7 @@ func (l *Log) completeSwaps(swaps, kept []dirEntry) ([]dirEntry, error) {
 				if err := l.fsys.Remove(path.Join(l.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return nil, err
 				}
-				l.load.Deleted = append(l.load.Deleted, f.name)
+				l.load.Replaced = append(l.load.Replaced, f.name)
 				continue
 			}
 			out = append(out, f)
@@ -443,7 +474,7 @@ func (l *Log) recoverLog(recoveryPoint int64) error {
 	start := max(l.floorSegment(recoveryPoint), 0)
 	for i := start; i < len(l.segs); i++ {
 		s := l.segs[i]
-		res, err := l.recoverSegmentResult(s, "unclean shutdown")
+		res, err := l.recoverSegmentResult(s, l.recoveryReason(s), l.segs[i+1:])
 		if err != nil {
 			return err
 		}
@@ -462,30 +493,67 @@ func (l *Log) recoverLog(recoveryPoint int64) error {
 	return vfs.SyncDir(l.fsys, l.dir)
 }
 
+// recoveryReason says why recoverLog recovers s: an unclean shutdown, or
+// only Options.ForceRecovery.
+func (l *Log) recoveryReason(s *segment.Segment) string {
+	switch {
+	case !l.opt.ForceRecovery:
+		return "unclean shutdown"
+	case l.load.CleanShutdown:
+		return "forced, after a clean shutdown"
+	case l.segmentEnd(s) <= l.load.RecoveryPoint:
+		return "forced, below the recovery point"
+	}
+	return "unclean shutdown"
+}
+
 func (l *Log) recoverSegment(s *segment.Segment, why string) error {
-	_, err := l.recoverSegmentResult(s, why)
+	_, err := l.recoverSegmentResult(s, why, nil)
 	return err
 }
 
 // recoverSegmentResult recovers one segment, rebuilding its transaction
 // index from the producer state replayed up to its base offset, and the
-// leader epoch cache from its batches.
-func (l *Log) recoverSegmentResult(s *segment.Segment, why string) (segment.RecoverResult, error) {
+// leader epoch cache from its batches. doomed are the segments a
+// truncation of s deletes.
+func (l *Log) recoverSegmentResult(s *segment.Segment, why string, doomed []*segment.Segment) (segment.RecoverResult, error) {
 	ps := producer.NewState()
 	if err := l.replayProducers(ps, s.BaseOffset()); err != nil {
 		return segment.RecoverResult{}, err
 	}
-	res, err := s.Recover(segment.RecoverHooks{OnBatch: func(e *record.Entry) ([]index.AbortedTxn, error) {
+	hooks := segment.RecoverHooks{OnBatch: func(e *record.Entry) ([]index.AbortedTxn, error) {
 		if e.Magic != record.MagicV2 {
 			return nil, nil
 		}
 		return l.observeBatch(ps, &e.Batch)
-	}})
+	}}
+	if !l.opt.TruncateCorrupt {
+		hooks.BeforeTruncate = func(c segment.Cut) error { return refuseUnprovenCut(c, doomed) }
+	}
+	res, err := s.Recover(hooks)
 	if err != nil {
 		return res, err
 	}
 	l.load.Recovered = append(l.load.Recovered, RecoveredSegment{BaseOffset: s.BaseOffset(), Why: why, Result: res})
 	return res, nil
+}
+
+// refuseUnprovenCut returns a *CorruptLogError for a cut that is not
+// proved torn: one whose bytes hold a valid entry, or that deletes
+// non-empty later segments (doomed). Anything else (a partial entry or
+// damage in which no valid entry starts, with nothing after it) is a torn
+// write, which a writer may cut.
+func refuseUnprovenCut(c segment.Cut, doomed []*segment.Segment) error {
+	later := 0
+	for _, d := range doomed {
+		if d.Size() > 0 {
+			later++
+		}
+	}
+	if c.NextValid < 0 && later == 0 {
+		return nil
+	}
+	return &CorruptLogError{Path: c.Path, Position: c.ValidBytes, Size: c.Size, NextValid: c.NextValid, LaterSegments: later, Reason: c.Reason}
 }
 
 // observeBatch feeds a v2 batch to the leader epoch cache and producer

@@ -3,6 +3,7 @@ package log
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"path"
 	"sort"
@@ -50,6 +51,22 @@ type Options struct {
 	// handled as usual (removed before the first write, written again at
 	// Close if it was there).
 	ForceRecovery bool
+	// TruncateCorrupt lets a writable Open truncate corruption, as
+	// Kafka's LogLoader does: a segment is cut at its first bad entry, and
+	// every later segment deleted, even when valid batches follow the
+	// damage. That is a repair, for repair tools (inspect.Recover, segviz
+	// recover) and for tests that compare the engine's recovery with
+	// Kafka's. Without it, a writable Open cuts only what is proved torn —
+	// bytes in which no valid entry starts, at the end of the last
+	// non-empty segment — and otherwise fails with a *CorruptLogError
+	// without cutting a byte of any .log. Read-only opens never truncate.
+	TruncateCorrupt bool
+	// Locked says that the caller holds LockPartition(fsys, dir) for as
+	// long as the Log is open, so a writable Open does not lock. Without
+	// it a writable Open locks the partition (and Close releases it),
+	// failing with a *LockError if a broker or another writer holds its
+	// log directory. Read-only opens take no lock.
+	Locked bool
 }
 
 // Errors.
@@ -67,6 +84,10 @@ var (
 	// ErrInvalidRecords is returned for batches an append refuses
 	// (corrupt, too large, out-of-order offsets, bad timestamps).
 	ErrInvalidRecords = errors.New("log: invalid records")
+	// ErrCorruptLog is matched (errors.Is) by a *CorruptLogError: a
+	// writable Open found damage it would have to truncate past valid
+	// data to recover from.
+	ErrCorruptLog = errors.New("log: corruption that only a repair may truncate")
 )
 
 // Log is one partition directory: an ordered run of segments, the last of
@@ -101,6 +122,7 @@ type Log struct {
 	pendingDeletes []pendingDelete
 	failed         error
 	closed         bool
+	dirLock        io.Closer // the partition's lock, if Open took it
 	load           LoadReport
 	it             record.Iterator // reused by validation and producer state
 	rec            record.Record

@@ -181,6 +181,7 @@ func TestAppendReadRollReopen(t *testing.T) {
 	// No Close: an unclean shutdown. Reopening recovers from the recovery
 	// point and loses nothing that was written (Mem keeps unsynced data
 	// unless crash-cloned).
+	kafkalog.Abandon(l)
 	l2 := mustOpen(t, fsys, "data/orders-0", cfg, c)
 	if rep := l2.LoadReport(); rep.CleanShutdown || len(rep.Recovered) == 0 {
 		t.Fatalf("unclean reopen did not recover: %+v", rep)
@@ -344,6 +345,7 @@ func TestLoweredSegmentIndexBytes(t *testing.T) {
 		if !crashed {
 			// Leave it without a Close: the second round recovers the
 			// active segment, rebuilding its indexes under the new limit.
+			kafkalog.Abandon(l)
 			continue
 		}
 		before := len(l.Segments())
@@ -457,6 +459,8 @@ func TestMissingTimeIndexIsRebuilt(t *testing.T) {
 				}
 			} else if err := l.Flush(); err != nil {
 				t.Fatal(err)
+			} else {
+				kafkalog.Abandon(l)
 			}
 			if err := fsys.Remove("d/t-0/00000000000000000000.timeindex"); err != nil {
 				t.Fatal(err)

@@ -229,7 +229,7 @@ func TestRealBitFlips(t *testing.T) {
 		if err := vfs.WriteFile(mem, path.Join(p, logName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l, err := kafkalog.Open(mem, p, kafkalog.DefaultConfig(), kafkalog.Options{})
+		l, err := kafkalog.Open(mem, p, kafkalog.DefaultConfig(), kafkalog.Options{TruncateCorrupt: true})
 		if err != nil {
 			t.Fatalf("flip at %d: open: %v", pos, err)
 		}
@@ -320,7 +320,7 @@ func TestRealBitFlipsCleanShutdown(t *testing.T) {
 		data := append([]byte(nil), orig...)
 		data[pos] ^= 0x40
 		vfs.WriteFile(mem, path.Join(p, logName), data, 0o644)
-		l, err := kafkalog.Open(mem, p, kafkalog.DefaultConfig(), kafkalog.Options{})
+		l, err := kafkalog.Open(mem, p, kafkalog.DefaultConfig(), kafkalog.Options{TruncateCorrupt: true})
 		if err != nil {
 			t.Fatalf("flip at %d: open: %v", pos, err)
 		}

@@ -297,7 +297,8 @@ func (l *Log) writeOffsetCheckpoint(name string, offset int64) error {
 // durable — writes the log directory's clean-shutdown marker, when it was
 // there at open or this partition is the only one in the directory (so
 // that no other partition's unclean shutdown is hidden). A read-only or
-// failed log just closes its files.
+// failed log just closes its files. Then it releases the log directory's
+// lock, if Open took it.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -305,6 +306,14 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
+	err := l.closeLocked()
+	// The lock goes last, once nothing more will be written.
+	return errors.Join(err, l.unlockDir())
+}
+
+// closeLocked flushes and closes the segments and writes the checkpoints
+// and, when due, the clean-shutdown marker. Caller holds l.mu.
+func (l *Log) closeLocked() error {
 	if l.opt.ReadOnly || l.failed != nil {
 		var errs []error
 		for _, s := range l.segs {

@@ -14,8 +14,30 @@ import (
 // recovered. OnBatch is called for each valid entry in order; it returns
 // the aborted transactions the entry completes (a control batch with an
 // ABORT marker), which recovery writes to the transaction index.
+//
+// BeforeTruncate, if set, is called when the valid prefix is known and
+// recovery is about to cut bytes from the .log, before the .log or the
+// content of an index is changed: if it returns an error, Recover returns
+// it and leaves them as they were.
 type RecoverHooks struct {
-	OnBatch func(e *record.Entry) ([]index.AbortedTxn, error)
+	OnBatch        func(e *record.Entry) ([]index.AbortedTxn, error)
+	BeforeTruncate func(c Cut) error
+}
+
+// Cut describes the truncation recovery is about to make.
+type Cut struct {
+	// Path is the .log; ValidBytes is where its valid prefix ends and Size
+	// its current size.
+	Path             string
+	ValidBytes, Size int64
+	// Reason and Tail say why the prefix ends there, as in RecoverResult.
+	Reason error
+	Tail   record.TailKind
+	// NextValid is the position of the first entry at or after ValidBytes
+	// whose header is plausible and whose checksum verifies
+	// (record.FindEntry), or -1: when it is set, the bytes to cut hold
+	// valid data, and the damage is not a torn write.
+	NextValid int64
 }
 
 // RecoverResult says what recovery found.
@@ -68,15 +90,6 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 	if err != nil {
 		return RecoverResult{}, err
 	}
-	if err := oi.Reset(); err != nil {
-		return RecoverResult{}, err
-	}
-	if err := ti.Reset(); err != nil {
-		return RecoverResult{}, err
-	}
-	if err := tx.Reset(); err != nil {
-		return RecoverResult{}, err
-	}
 	// The file's real length counts, not s.size: a crash can leave more
 	// bytes than the last known size.
 	st, err := s.log.Stat()
@@ -97,6 +110,29 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 		return res, err // an I/O error: nothing is truncated
 	}
 	res.Reason, res.Tail = reason, tail
+	if validBytes < fileSize && hooks.BeforeTruncate != nil {
+		c := Cut{Path: s.LogPath(), ValidBytes: validBytes, Size: fileSize, Reason: reason, Tail: tail, NextValid: -1}
+		q, found, err := record.FindEntry(s.log, fileSize, validBytes)
+		if err != nil {
+			return res, err
+		}
+		if found {
+			c.NextValid = q
+		}
+		if err := hooks.BeforeTruncate(c); err != nil {
+			return res, err
+		}
+	}
+	// The indexes are rebuilt from scratch, from the valid prefix.
+	if err := oi.Reset(); err != nil {
+		return res, err
+	}
+	if err := ti.Reset(); err != nil {
+		return res, err
+	}
+	if err := tx.Reset(); err != nil {
+		return res, err
+	}
 	s.maxTs, s.offsetOfMaxTs, s.tsKnown = record.NoTimestamp, s.base, true
 	var lastIndexEntry, pos int64
 	var rs record.ReaderScanner

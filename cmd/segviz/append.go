@@ -59,10 +59,21 @@ Output: one JSON line per batch appended, with the offsets it was given:
                     KIP-1030) a warning says that a 4.x broker would refuse
                     such a topic config.
 
+DIR must be a partition directory: named <topic>-<partition>, holding no
+partition directories (that is a log directory), inside a directory that is
+not itself a partition. The command locks the log directory (DIR's parent)
+as a broker does, with an flock of its .lock file: if a broker or another
+segviz holds it, nothing is written. Opening the partition cuts only a torn
+tail (a partial last batch, a crash's leftover), and says so on stderr;
+corruption followed by valid batches stops the command before anything is
+written: see "segviz verify", then "segviz salvage" (keeps every valid
+batch) or "segviz recover" (Kafka's truncation).
+
 Exit status: 0 when every record was appended, 1 when input lines are bad
-(nothing written), 2 for a bad command line, 3 when the log could not be
-written (the batches printed before the error were appended; the others
-were not).
+(nothing written), 2 for a bad command line or a DIR that is not a
+partition directory, 3 when the log could not be written: locked by a
+broker or another segviz, corrupt, or an I/O error (the batches printed
+before the error were appended; the others were not).
 
 Examples:
   echo '{"key":"azE=","value":"aGVsbG8="}' | segviz append /tmp/logs/greetings-0
@@ -130,6 +141,9 @@ func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "segviz append: %v\n", err)
 		return exitFailure
 	}
+	if code := checkPartition("append", vfs.OS(), filepath.ToSlash(abs), stderr); code >= 0 {
+		return code
+	}
 
 	nowMs := now().UnixMilli()
 	recs, err := inspect.ParseRecords(stdin, nowMs)
@@ -153,6 +167,7 @@ func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 	var encErr error
 	_, err = inspect.Append(vfs.OS(), filepath.ToSlash(abs), recs, inspect.AppendOptions{
 		Codec: codec, BatchRecords: *batchRecords, Config: &cfg, Clock: clockFunc(now),
+		OnOpen: func(lr kafkalog.LoadReport) { printRemoved(stderr, "append", lr) },
 		OnBatch: func(r kafkalog.AppendResult) {
 			if encErr == nil {
 				encErr = enc.Encode(struct {
@@ -186,6 +201,9 @@ func appendInputError(what string, err error, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "segviz append: nothing was written")
 		return exitProblem
+	}
+	if code := writerError("append", err, stderr); code >= 0 {
+		return code
 	}
 	fmt.Fprintf(stderr, "segviz append: %s: %v\n", what, err)
 	return exitFailure

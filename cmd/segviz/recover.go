@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/log/checkpoint"
@@ -46,11 +47,21 @@ way.
                partition's recovery point to 0, recovers, and puts the
                marker back. Stop the broker first.
 
+DIR (and DIR2) must be a partition directory: named <topic>-<partition>,
+holding no partition directories (that is a log directory), inside a
+directory that is not itself a partition; DIR2 must be outside DIR. Nothing
+is written outside the partition but the log directory's checkpoints, its
+clean-shutdown marker and its .lock, which the command holds locked (as a
+broker does) from start to end: if a broker or another segviz holds it, the
+command stops before writing anything.
+
 Exit status: 0 when the log was already clean (nothing truncated or
 deleted; rebuilt indexes do not count), 1 when recovery truncated or
-deleted something, 2 for a bad command line, 3 when the command failed
-(I/O; with --in-place, DIR is then as the engine left it and a broker's
-own recovery will complete the job).
+deleted something, 2 for a bad command line or a DIR (or DIR2) that is not
+a partition directory, 3 when the command failed (the log directory locked
+by a broker or another segviz, nothing written; or I/O: with --in-place,
+DIR is then as the engine left it and a broker's own recovery will complete
+the job).
 
 Examples:
   segviz recover --out /tmp/orders-0 /var/kafka-logs/orders-0
@@ -80,6 +91,9 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fsys := vfs.OS()
+	if code := checkPartition("recover", fsys, src, stderr); code >= 0 {
+		return code
+	}
 	target := src
 	if *out != "" {
 		abs, err := filepath.Abs(*out)
@@ -91,6 +105,13 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		if target == src {
 			fmt.Fprintln(stderr, "segviz recover: --out must differ from DIR (use --in-place to recover DIR itself)")
 			return exitUsage
+		}
+		if strings.HasPrefix(target, src+"/") {
+			fmt.Fprintln(stderr, "segviz recover: --out must be outside DIR")
+			return exitUsage
+		}
+		if code := checkPartition("recover", fsys, target, stderr); code >= 0 {
+			return code
 		}
 		if err := copyPartition(fsys, src, target); err != nil {
 			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
@@ -106,6 +127,9 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := inspect.Recover(fsys, target, inspect.RecoverOptions{})
 	if err != nil {
+		if code := writerError("recover", err, stderr); code >= 0 {
+			return code
+		}
 		fmt.Fprintf(stderr, "segviz recover: %v\n", err)
 		return exitFailure
 	}
@@ -161,6 +185,9 @@ func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
 	for _, r := range rep.Renamed {
 		fmt.Fprintf(w, "renamed %s: an interrupted compaction completed\n", r)
 	}
+	for _, r := range rep.Replaced {
+		fmt.Fprintf(w, "replaced %s: the completed compaction's output took its place (not a truncation)\n", r)
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
@@ -203,6 +230,9 @@ func copyPartition(fsys vfs.FS, src, dst string) error {
 	if err := vfs.SyncDir(fsys, dst); err != nil {
 		return err
 	}
+	if err := copyCleanShutdown(fsys, src, dst); err != nil {
+		return err
+	}
 	srcTP, err := checkpoint.ParseDirName(path.Base(src))
 	if err != nil {
 		return nil
@@ -226,6 +256,34 @@ func copyPartition(fsys vfs.FS, src, dst string) error {
 	}
 	m[dstTP] = start
 	return checkpoint.WriteOffsets(fsys, out, m)
+}
+
+// copyCleanShutdown gives dst's log directory the clean-shutdown marker of
+// src's, as it is, so that the copy is recovered (and reported) as the
+// source would be: the recovered copy, closed cleanly, writes one there at
+// the end anyway. It does not when dst's log directory holds other
+// partitions, whose state the marker would misstate, or a marker already.
+func copyCleanShutdown(fsys vfs.FS, src, dst string) error {
+	marker, err := vfs.ReadFile(fsys, path.Join(path.Dir(src), checkpoint.CleanShutdownFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	to := path.Join(path.Dir(dst), checkpoint.CleanShutdownFile)
+	if _, err := fsys.Stat(to); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	infos, err := vfs.ReadDir(fsys, path.Dir(dst))
+	if err != nil {
+		return err
+	}
+	for _, fi := range infos {
+		if fi.IsDir() && fi.Name() != path.Base(dst) {
+			return nil
+		}
+	}
+	return vfs.WriteFileAtomic(fsys, to, marker, 0o644)
 }
 
 func copyFile(fsys vfs.FS, from, to string, fi fs.FileInfo) error {

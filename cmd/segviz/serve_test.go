@@ -139,7 +139,7 @@ func TestExportDemoRetention(t *testing.T) {
 	}
 	out.Reset()
 	code := run([]string{"retention", "--json", "--now", nowMs(), filepath.Join(dir, demo.LogDir, "orders-0")}, &out, io.Discard)
-	if code != exitProblem { // the backlog's far-past timestamps
+	if code != exitOK { // the backlog's far-past timestamps are warnings, which do not fail
 		t.Errorf("retention: exit %d", code)
 	}
 	var r struct {

@@ -36,9 +36,12 @@ import (
 )
 
 // New returns fsys as a vfs.FS.
-func New(fsys afero.Fs) vfs.FS { return &aferoFS{fsys} }
+func New(fsys afero.Fs) vfs.FS { return &aferoFS{fs: fsys} }
 
-type aferoFS struct{ fs afero.Fs }
+type aferoFS struct {
+	fs    afero.Fs
+	locks vfs.LockTable // afero has no file locks: Lock is in-process
+}
 
 var _ vfs.FS = (*aferoFS)(nil)
 
@@ -168,6 +171,21 @@ func (a *aferoFS) Stat(name string) (fs.FileInfo, error) { return a.fs.Stat(name
 
 func (a *aferoFS) Chtimes(name string, atime, mtime time.Time) error {
 	return a.fs.Chtimes(name, atime, mtime)
+}
+
+// Lock creates the named file if needed and takes an in-process lock on it
+// (afero has no file locks): another Lock through this adapter fails with
+// vfs.ErrLocked until the first is closed; other processes are not kept
+// out.
+func (a *aferoFS) Lock(name string) (io.Closer, error) {
+	f, err := a.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return a.locks.Lock(name)
 }
 
 // file wraps an afero.File. mu serialises the calls that use the afero

@@ -1,0 +1,11 @@
+package log
+
+// Abandon simulates the death of the process that has l open: the log
+// directory's lock goes, as the kernel releases a dead process's locks,
+// and l is left as it is, never closed. Tests then reopen the directory as
+// after an unclean shutdown.
+func Abandon(l *Log) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unlockDir()
+}
