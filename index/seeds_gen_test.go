@@ -2,8 +2,6 @@ package index_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -43,8 +41,8 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	segs := realSegments(t)
 
 	// FuzzDecodeOffsetIndex.
-	dec := newGrowCorpus(t, "FuzzDecodeOffsetIndex")
-	dec.defCap = 16
+	dec := fuzzseed.NewGrow(t, "FuzzDecodeOffsetIndex")
+	dec.DefaultCap = 16
 	fit := func(b []byte) []byte { return b[:min(len(b), 2400/8*8)] } // under 10 KiB quoted
 	for i, s := range segs {
 		x := s.index
@@ -52,12 +50,12 @@ func TestGenerateMoreSeeds(t *testing.T) {
 			continue
 		}
 		n := len(x) / 8
-		dec.add("real-first", x[:8], s.base)
-		dec.add("real-half", fit(x[:n/2*8]), s.base)
-		dec.add("real-base0", fit(x), int64(0))
-		dec.add("real-base-plus1", fit(x), s.base+1)
-		dec.add("real-base-far", fit(x), s.base+math.MaxInt32)
-		dec.add("real-base-min", fit(x), int64(math.MinInt64))
+		dec.Add("real-first", x[:8], s.base)
+		dec.Add("real-half", fit(x[:n/2*8]), s.base)
+		dec.Add("real-base0", fit(x), int64(0))
+		dec.Add("real-base-plus1", fit(x), s.base+1)
+		dec.Add("real-base-far", fit(x), s.base+math.MaxInt32)
+		dec.Add("real-base-min", fit(x), int64(math.MinInt64))
 		if n >= 2 {
 			sw := bytes.Clone(fit(x))
 			m := len(sw) / 8
@@ -65,27 +63,27 @@ func TestGenerateMoreSeeds(t *testing.T) {
 			tmp := bytes.Clone(a)
 			copy(a, b)
 			copy(b, tmp)
-			dec.add("real-swapped", sw, s.base)
+			dec.Add("real-swapped", sw, s.base)
 			z := bytes.Clone(fit(x))
 			clear(z[(len(z)/16)*8 : (len(z)/16)*8+8])
-			dec.add("real-zero-middle", z, s.base)
+			dec.Add("real-zero-middle", z, s.base)
 		}
 		last := fit(x)
-		dec.add("real-dup-last", cat(last, last[len(last)-8:]), s.base)
+		dec.Add("real-dup-last", cat(last, last[len(last)-8:]), s.base)
 		fl := bytes.Clone(fit(x))
 		fl[len(fl)/2] ^= 0x80
-		dec.add("real-flip", fl, s.base)
+		dec.Add("real-flip", fl, s.base)
 		pos := bytes.Clone(fit(x))
 		format.PutInt32(pos[4:], math.MaxInt32)
-		dec.add("real-huge-position", pos, s.base)
+		dec.Add("real-huge-position", pos, s.base)
 		if j := (i + 1) % len(segs); len(segs[j].index) > 0 {
-			dec.add("real-concat", fit(cat(x, segs[j].index)), s.base)
+			dec.Add("real-concat", fit(cat(x, segs[j].index)), s.base)
 		}
 	}
-	dec.write()
+	dec.Write()
 
 	// FuzzDecodeTxnIndex.
-	txd := newGrowCorpus(t, "FuzzDecodeTxnIndex")
+	txd := fuzzseed.NewGrow(t, "FuzzDecodeTxnIndex")
 	type realTxn struct {
 		base int64
 		data []byte
@@ -108,40 +106,40 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	}
 	for _, r := range txns {
 		b := r.data
-		txd.add("real", b, r.base)
+		txd.Add("real", b, r.base)
 		for _, base := range []int64{0, r.base + 1, r.base + 1000, -1, math.MaxInt64, math.MinInt64} {
-			txd.add("real-base", b, base)
+			txd.Add("real-base", b, base)
 		}
 		for _, cut := range []int{1, 2, 8, 16, 24, 32, 33, 35, 50, 67} {
 			if cut < len(b) {
-				txd.add("real-torn", b[:cut], r.base)
+				txd.Add("real-torn", b[:cut], r.base)
 			}
 		}
-		txd.add("real-zero-tail", cat(b, make([]byte, 34)), r.base)
-		txd.add("real-zero-partial", cat(b, make([]byte, 10)), r.base)
+		txd.Add("real-zero-tail", cat(b, make([]byte, 34)), r.base)
+		txd.Add("real-zero-partial", cat(b, make([]byte, 10)), r.base)
 		for _, v := range []int16{1, -1, 0x100, math.MaxInt16} {
 			vb := bytes.Clone(b)
 			format.PutInt16(vb[len(vb)-34:], v)
-			txd.add("real-version", vb, r.base)
+			txd.Add("real-version", vb, r.base)
 		}
 		if len(b) >= 68 {
-			txd.add("real-reversed", cat(b[34:68], b[:34], b[68:]), r.base)
+			txd.Add("real-reversed", cat(b[34:68], b[:34], b[68:]), r.base)
 		}
-		txd.add("real-repeated", cat(b, b), r.base)
+		txd.Add("real-repeated", cat(b, b), r.base)
 		lso := bytes.Clone(b)
 		format.PutInt64(lso[26:], math.MaxInt64) // the first entry's LSO
-		txd.add("real-lso-max", lso, r.base)
+		txd.Add("real-lso-max", lso, r.base)
 		first := bytes.Clone(b)
 		format.PutInt64(first[10:], math.MaxInt64) // first offset after last
-		txd.add("real-first-after-last", first, r.base)
+		txd.Add("real-first-after-last", first, r.base)
 	}
-	txd.add("real-all", allTxn, int64(0))
-	txd.add("real-all-high-base", allTxn, int64(300))
-	txd.write()
+	txd.Add("real-all", allTxn, int64(0))
+	txd.Add("real-all-high-base", allTxn, int64(300))
+	txd.Write()
 
 	// FuzzOffsetIndexOps.
-	ops := newGrowCorpus(t, "FuzzOffsetIndexOps")
-	ops.caps["real"] = 40
+	ops := fuzzseed.NewGrow(t, "FuzzOffsetIndexOps")
+	ops.Caps["real"] = 40
 	for i, s := range segs {
 		es := decodeAll(s.index, s.base)
 		var prog seedOps
@@ -161,9 +159,9 @@ func TestGenerateMoreSeeds(t *testing.T) {
 		}
 		size := uint16(min(len(es)*8+8*(i%3), 2047))
 		then := []seedOps{{opLookup, 0x81}, {opTruncate, 40}, {opReopen}, {opReopenUntrimmed, 1}, {opTrim, opAppend, 5, 3}, {opResize, 4, 0}, {opReset, opAppend, 12, 20}}
-		ops.add("real", []byte(prog), size, s.base)
-		ops.add("real-then", []byte(append(bytes.Clone(prog), then[i%len(then)]...)), size, s.base)
-		ops.add("real-small", []byte(prog), uint16(64), s.base)
+		ops.Add("real", []byte(prog), size, s.base)
+		ops.Add("real-then", []byte(append(bytes.Clone(prog), then[i%len(then)]...)), size, s.base)
+		ops.Add("real-small", []byte(prog), uint16(64), s.base)
 	}
 	argsFor := func(op byte) seedOps {
 		switch op {
@@ -187,7 +185,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 			prog = prog.add(opAppend, 12, 20).add(opLookup, 0)
 			size := []uint16{40, 80, 13, 2047}[(int(a)+int(b))%4]
 			base := []int64{0, 1 << 33, -7, math.MaxInt64 - 100}[int(a*opCount+b)%4]
-			ops.add("pair", []byte(prog), size, base)
+			ops.Add("pair", []byte(prog), size, base)
 		}
 	}
 	r := rand.New(rand.NewPCG(11, 12))
@@ -196,12 +194,12 @@ func TestGenerateMoreSeeds(t *testing.T) {
 		for i := range prog {
 			prog[i] = byte(r.IntN(256))
 		}
-		ops.add("rand", prog, uint16(r.IntN(2048)), int64(r.IntN(1000)))
+		ops.Add("rand", prog, uint16(r.IntN(2048)), int64(r.IntN(1000)))
 	}
-	ops.write()
+	ops.Write()
 
 	// FuzzTxnIndexOps.
-	txo := newGrowCorpus(t, "FuzzTxnIndexOps")
+	txo := fuzzseed.NewGrow(t, "FuzzTxnIndexOps")
 	for _, rt := range txns {
 		x, err := index.OpenTransactionIndex(memWithFile(t, rt.data), "r.txnindex", rt.base, false)
 		if err != nil {
@@ -216,10 +214,10 @@ func TestGenerateMoreSeeds(t *testing.T) {
 			prog = prog.add(0, a, b, byte(tx.ProducerID))
 			last = lastOff
 		}
-		txo.add("real", []byte(prog), rt.base)
-		txo.add("real-search", []byte(prog.add(4, 0, 255).add(4, 10, 20).add(3).add(4, 0, 100)), rt.base)
-		txo.add("real-truncate", []byte(prog.add(1, 10).add(0, 10, 5, 1).add(3).add(1, 255)), rt.base)
-		txo.add("real-reset", []byte(prog.add(2).add(0, 4, 1, 1).add(4, 0, 50)), rt.base)
+		txo.Add("real", []byte(prog), rt.base)
+		txo.Add("real-search", []byte(prog.add(4, 0, 255).add(4, 10, 20).add(3).add(4, 0, 100)), rt.base)
+		txo.Add("real-truncate", []byte(prog.add(1, 10).add(0, 10, 5, 1).add(3).add(1, 255)), rt.base)
+		txo.Add("real-reset", []byte(prog.add(2).add(0, 4, 1, 1).add(4, 0, 50)), rt.base)
 	}
 	targs := func(op byte) seedOps {
 		switch op {
@@ -240,11 +238,11 @@ func TestGenerateMoreSeeds(t *testing.T) {
 				if bi%2 == 1 {
 					prog = prog.add(4, 0, 255)
 				}
-				txo.add("pair", []byte(prog), base)
+				txo.Add("pair", []byte(prog), base)
 			}
 		}
 	}
-	txo.write()
+	txo.Write()
 }
 
 // memWithFile returns a Mem holding b as r.txnindex.
@@ -252,76 +250,4 @@ func memWithFile(t *testing.T, b []byte) *vfs.Mem {
 	m := vfs.NewMem()
 	writeFile(t, m, "r.txnindex", b)
 	return m
-}
-
-// growMaxSeed is the repository's bound on a committed seed file.
-const growMaxSeed = 10 << 10
-
-// growCorpus collects the seeds of one target and writes them as grow-*
-// files: named by a hash of their content, never a duplicate of a file
-// already in the directory, each under growMaxSeed, at most caps[kind]
-// (defCap otherwise) of each kind.
-type growCorpus struct {
-	t      testing.TB
-	dir    string
-	target string
-	seen   map[string]bool
-	files  map[string]string
-	kinds  map[string]int
-	caps   map[string]int
-	defCap int
-}
-
-func newGrowCorpus(t testing.TB, target string) *growCorpus {
-	c := &growCorpus{t: t, target: target, dir: filepath.Join("testdata", "fuzz", target), seen: map[string]bool{}, files: map[string]string{}, kinds: map[string]int{}, caps: map[string]int{}, defCap: 1000}
-	ents, _ := os.ReadDir(c.dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "grow-") {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join(c.dir, e.Name())); err == nil {
-			c.seen[string(b)] = true
-		}
-	}
-	return c
-}
-
-// add adds one seed (the fuzz function's arguments, in order); it reports
-// whether the seed was new, small enough and within its kind's cap.
-func (c *growCorpus) add(kind string, values ...any) bool {
-	text := fuzzseed.Encode(values...)
-	limit, ok := c.caps[kind]
-	if !ok {
-		limit = c.defCap
-	}
-	if len(text) >= growMaxSeed || c.seen[text] || c.kinds[kind] >= limit {
-		return false
-	}
-	c.seen[text] = true
-	sum := sha256.Sum256([]byte(text))
-	c.files["grow-"+kind+"-"+hex.EncodeToString(sum[:6])] = text
-	c.kinds[kind]++
-	return true
-}
-
-// write replaces the directory's grow-* files with the collected ones.
-func (c *growCorpus) write() {
-	c.t.Helper()
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		c.t.Fatal(err)
-	}
-	ents, _ := os.ReadDir(c.dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "grow-") {
-			if err := os.Remove(filepath.Join(c.dir, e.Name())); err != nil {
-				c.t.Fatal(err)
-			}
-		}
-	}
-	for name, text := range c.files {
-		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(text), 0o644); err != nil {
-			c.t.Fatal(err)
-		}
-	}
-	c.t.Logf("%s: %d grow seeds %v", c.target, len(c.files), c.kinds)
 }

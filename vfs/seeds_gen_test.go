@@ -1,13 +1,8 @@
 package vfs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/segkit/segkit/internal/fuzzseed"
@@ -28,7 +23,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	if !*generate {
 		t.Skip("run with -generate to add seeds to testdata/fuzz")
 	}
-	c := newGrowCorpus(t, "FuzzMemCrash")
+	c := fuzzseed.NewGrow(t, "FuzzMemCrash")
 	configs := []int{0, 1, 2, 3, 4, 128, 129, 130, 131, 132}
 	argsFor := func(op, v int) []int {
 		n := v % 4
@@ -59,7 +54,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 			prog = append(prog, argsFor(a, k)...)
 			prog = append(prog, argsFor(b, k+1)...)
 			prog = append(prog, fCrash, k, configs[k%len(configs)])
-			c.add("pair", fuzzProgram(prog...))
+			c.Add("pair", fuzzProgram(prog...))
 			k++
 		}
 	}
@@ -78,9 +73,9 @@ func TestGenerateMoreSeeds(t *testing.T) {
 				prog = append(prog, s...)
 			}
 			prog = append(prog, fCrash, i, configs[(i+len(name))%len(configs)])
-			c.add("protocol-"+name, fuzzProgram(prog...))
+			c.Add("protocol-"+name, fuzzProgram(prog...))
 			if i == len(steps)-1 { // then carry on after the crash
-				c.add("protocol-"+name+"-again", fuzzProgram(append(prog, steps[0]...)...))
+				c.Add("protocol-"+name+"-again", fuzzProgram(append(prog, steps[0]...)...))
 			}
 		}
 	}
@@ -90,79 +85,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 		for i := range prog {
 			prog[i] = r.IntN(256)
 		}
-		c.add("rand", fuzzProgram(prog...))
+		c.Add("rand", fuzzProgram(prog...))
 	}
-	c.write()
-}
-
-// growMaxSeed is the repository's bound on a committed seed file.
-const growMaxSeed = 10 << 10
-
-// growCorpus collects the seeds of one target and writes them as grow-*
-// files: named by a hash of their content, never a duplicate of a file
-// already in the directory, each under growMaxSeed, at most caps[kind]
-// (defCap otherwise) of each kind.
-type growCorpus struct {
-	t      testing.TB
-	dir    string
-	target string
-	seen   map[string]bool
-	files  map[string]string
-	kinds  map[string]int
-	caps   map[string]int
-	defCap int
-}
-
-func newGrowCorpus(t testing.TB, target string) *growCorpus {
-	c := &growCorpus{t: t, target: target, dir: filepath.Join("testdata", "fuzz", target), seen: map[string]bool{}, files: map[string]string{}, kinds: map[string]int{}, caps: map[string]int{}, defCap: 1000}
-	ents, _ := os.ReadDir(c.dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "grow-") {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join(c.dir, e.Name())); err == nil {
-			c.seen[string(b)] = true
-		}
-	}
-	return c
-}
-
-// add adds one seed (the fuzz function's arguments, in order); it reports
-// whether the seed was new, small enough and within its kind's cap.
-func (c *growCorpus) add(kind string, values ...any) bool {
-	text := fuzzseed.Encode(values...)
-	limit, ok := c.caps[kind]
-	if !ok {
-		limit = c.defCap
-	}
-	if len(text) >= growMaxSeed || c.seen[text] || c.kinds[kind] >= limit {
-		return false
-	}
-	c.seen[text] = true
-	sum := sha256.Sum256([]byte(text))
-	c.files["grow-"+kind+"-"+hex.EncodeToString(sum[:6])] = text
-	c.kinds[kind]++
-	return true
-}
-
-// write replaces the directory's grow-* files with the collected ones.
-func (c *growCorpus) write() {
-	c.t.Helper()
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		c.t.Fatal(err)
-	}
-	ents, _ := os.ReadDir(c.dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "grow-") {
-			if err := os.Remove(filepath.Join(c.dir, e.Name())); err != nil {
-				c.t.Fatal(err)
-			}
-		}
-	}
-	for name, text := range c.files {
-		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(text), 0o644); err != nil {
-			c.t.Fatal(err)
-		}
-	}
-	c.t.Logf("%s: %d grow seeds %v", c.target, len(c.files), c.kinds)
+	c.Write()
 }

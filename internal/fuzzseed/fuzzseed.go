@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Encode returns the corpus file text for one seed whose arguments are
@@ -77,4 +78,84 @@ func Write(dir, prefix string, seeds [][]byte, max int) error {
 		n++
 	}
 	return nil
+}
+
+// MaxSeed is the repository's bound on a committed seed file.
+const MaxSeed = 10 << 10
+
+// Grow collects the seeds of one fuzz target and writes them as grow-*
+// files of testdata/fuzz/<target>: each named by a hash of its content,
+// never a duplicate of a file already in the directory, each under MaxSeed,
+// at most Caps[kind] (DefaultCap otherwise) of each kind. The seed
+// generators of the packages' thin corpora share it.
+type Grow struct {
+	// Caps bounds the seeds of a kind; DefaultCap the kinds not in it.
+	Caps       map[string]int
+	DefaultCap int
+	// Kinds counts the seeds added per kind.
+	Kinds map[string]int
+
+	tb     testing.TB
+	dir    string
+	target string
+	seen   map[string]bool
+	files  map[string]string
+}
+
+// NewGrow starts a Grow for target, in testdata/fuzz/<target> of the
+// current directory (a package's directory under go test), with a
+// DefaultCap of 1000.
+func NewGrow(tb testing.TB, target string) *Grow {
+	g := &Grow{tb: tb, target: target, dir: filepath.Join("testdata", "fuzz", target), seen: map[string]bool{},
+		files: map[string]string{}, Kinds: map[string]int{}, Caps: map[string]int{}, DefaultCap: 1000}
+	ents, _ := os.ReadDir(g.dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "grow-") {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(g.dir, e.Name())); err == nil {
+			g.seen[string(b)] = true
+		}
+	}
+	return g
+}
+
+// Add adds one seed (the fuzz function's arguments, in order); it reports
+// whether the seed was new, small enough and within its kind's cap.
+func (g *Grow) Add(kind string, values ...any) bool {
+	text := Encode(values...)
+	limit, ok := g.Caps[kind]
+	if !ok {
+		limit = g.DefaultCap
+	}
+	if len(text) >= MaxSeed || g.seen[text] || g.Kinds[kind] >= limit {
+		return false
+	}
+	g.seen[text] = true
+	sum := sha256.Sum256([]byte(text))
+	g.files["grow-"+kind+"-"+hex.EncodeToString(sum[:6])] = text
+	g.Kinds[kind]++
+	return true
+}
+
+// Write replaces the directory's grow-* files with the collected ones.
+func (g *Grow) Write() {
+	g.tb.Helper()
+	if err := os.MkdirAll(g.dir, 0o755); err != nil {
+		g.tb.Fatal(err)
+	}
+	ents, _ := os.ReadDir(g.dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "grow-") {
+			if err := os.Remove(filepath.Join(g.dir, e.Name())); err != nil {
+				g.tb.Fatal(err)
+			}
+		}
+	}
+	for name, text := range g.files {
+		if err := os.WriteFile(filepath.Join(g.dir, name), []byte(text), 0o644); err != nil {
+			g.tb.Fatal(err)
+		}
+	}
+	g.tb.Logf("%s: %d grow seeds %v", g.target, len(g.files), g.Kinds)
 }

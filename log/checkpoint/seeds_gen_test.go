@@ -1,11 +1,8 @@
 package checkpoint
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -101,22 +98,22 @@ func TestGenerateMoreSeeds(t *testing.T) {
 		return out
 	}
 	grow := func(target string, capPerKind int, real [][]byte, edge []string) {
-		c := newGrowCorpus(t, target)
-		c.defCap = capPerKind
-		c.caps["real"] = 60
-		c.caps["edge"] = 200
+		c := fuzzseed.NewGrow(t, target)
+		c.DefaultCap = capPerKind
+		c.Caps["real"] = 60
+		c.Caps["edge"] = 200
 		for _, b := range real {
-			c.add("real", b)
+			c.Add("real", b)
 		}
 		for _, b := range real {
 			for kind, m := range textMutations(b) {
-				c.add("mut-"+strings.TrimRight(kind, "0123456789"), m)
+				c.Add("mut-"+strings.TrimRight(kind, "0123456789"), m)
 			}
 		}
 		for _, e := range edge {
-			c.add("edge", []byte(e))
+			c.Add("edge", []byte(e))
 		}
-		c.write()
+		c.Write()
 	}
 	grow("FuzzReadOffsetCheckpoint", 8, read(RecoveryPointFile, LogStartOffsetFile, ReplicationOffsetFile, CleanerOffsetFile), []string{
 		"0\n0\n", "0\n1\n__consumer_offsets 49 0\n", "0\n1\ntopic-with.dots_and-dashes 2147483647 9223372036854775807\n",
@@ -163,76 +160,4 @@ func TestGenerateMoreSeeds(t *testing.T) {
 		"version=2\nnode.id=1\ncluster.id=x\n", "version=1\nnode.id=1\ncluster.id=x\nbroker.id=2\n", "version=0\nbroker.id=3\n\x00\n",
 	}
 	grow("FuzzParseMetaProperties", 6, read(MetaPropertiesFile), meta)
-}
-
-// growMaxSeed is the repository's bound on a committed seed file.
-const growMaxSeed = 10 << 10
-
-// growCorpus collects the seeds of one target and writes them as grow-*
-// files: named by a hash of their content, never a duplicate of a file
-// already in the directory, each under growMaxSeed, at most caps[kind]
-// (defCap otherwise) of each kind.
-type growCorpus struct {
-	t      testing.TB
-	dir    string
-	target string
-	seen   map[string]bool
-	files  map[string]string
-	kinds  map[string]int
-	caps   map[string]int
-	defCap int
-}
-
-func newGrowCorpus(t testing.TB, target string) *growCorpus {
-	c := &growCorpus{t: t, target: target, dir: filepath.Join("testdata", "fuzz", target), seen: map[string]bool{}, files: map[string]string{}, kinds: map[string]int{}, caps: map[string]int{}, defCap: 1000}
-	ents, _ := os.ReadDir(c.dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "grow-") {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join(c.dir, e.Name())); err == nil {
-			c.seen[string(b)] = true
-		}
-	}
-	return c
-}
-
-// add adds one seed (the fuzz function's arguments, in order); it reports
-// whether the seed was new, small enough and within its kind's cap.
-func (c *growCorpus) add(kind string, values ...any) bool {
-	text := fuzzseed.Encode(values...)
-	limit, ok := c.caps[kind]
-	if !ok {
-		limit = c.defCap
-	}
-	if len(text) >= growMaxSeed || c.seen[text] || c.kinds[kind] >= limit {
-		return false
-	}
-	c.seen[text] = true
-	sum := sha256.Sum256([]byte(text))
-	c.files["grow-"+kind+"-"+hex.EncodeToString(sum[:6])] = text
-	c.kinds[kind]++
-	return true
-}
-
-// write replaces the directory's grow-* files with the collected ones.
-func (c *growCorpus) write() {
-	c.t.Helper()
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		c.t.Fatal(err)
-	}
-	ents, _ := os.ReadDir(c.dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), "grow-") {
-			if err := os.Remove(filepath.Join(c.dir, e.Name())); err != nil {
-				c.t.Fatal(err)
-			}
-		}
-	}
-	for name, text := range c.files {
-		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(text), 0o644); err != nil {
-			c.t.Fatal(err)
-		}
-	}
-	c.t.Logf("%s: %d grow seeds %v", c.target, len(c.files), c.kinds)
 }
