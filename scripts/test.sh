@@ -40,7 +40,9 @@ go test -count=1 ./...
 
 step "go test -race (one writer, many readers)"
 go test -count=1 -race -short ./vfs/... ./record/... ./index/... ./timeindex/... ./segment/... ./retention/... ./internal/viz/... ./internal/web/...
-go test -count=1 -race -run 'TestOneWriterManyReaders|TestAppendReadRollReopen|TestTruncateAndFollower|TestOffsetForTimestamp' ./log/
+go test -count=1 -race -run 'TestOneWriterManyReaders|TestAppendReadRollReopen|TestTruncateAndFollower|TestOffsetForTimestamp|TestOpenLocksLogDir' ./log/
+# Two writers, the library and the CLI, in every order: exactly one writes.
+go test -count=1 -race -run 'TestTwoWritersOnePartition|TestConcurrentAppends|TestAppendLockedByAnotherProcess' ./cmd/segviz/
 
 step "builds for js/wasm and wasip1/wasm"
 GOOS=js GOARCH=wasm go build ./...
