@@ -1,5 +1,0 @@
-//go:build race
-
-package index_test
-
-const raceEnabled = true
