@@ -81,8 +81,17 @@ if [ -z "${SKIP_FUZZ:-}" ]; then
           break
         fi
         after=$(count_files "$dir/testdata/fuzz/$target")
-        # A failure that wrote no crasher is the fuzzing engine's own
-        # hiccup (go.dev/issue/75804: "context deadline exceeded"): retry.
+        # A failure that wrote no crasher and says only "context deadline
+        # exceeded" is the fuzzing engine's own hiccup at the end of
+        # -fuzztime (go.dev/issue/75804): retry once, and if it says that
+        # again with no crasher, the target ran and found nothing.
+        msgs=$(grep -A1 -- '--- FAIL:' "$root/.fuzz.log" | grep -v -- '--- FAIL:' | grep -v '^--$' | sed 's/^[[:space:]]*//' | sort -u || true)
+        if [ "$after" -eq "$before" ] && [ "$msgs" = "context deadline exceeded" ]; then
+          if [ "$attempt" = 2 ]; then
+            printf '%-60s %s\n' "$pkg $target" "no crasher (the engine's context-deadline hiccup twice, go.dev/issue/75804)"
+          fi
+          continue
+        fi
         if [ "$after" -gt "$before" ] || [ "$attempt" = 2 ]; then
           cat "$root/.fuzz.log"
           echo "fuzz target $target failed; replay: go test -run='$target' $pkg (crasher under $dir/testdata/fuzz/$target)"
