@@ -66,7 +66,8 @@ fi
 
 if [ -z "${SKIP_FUZZ:-}" ]; then
   step "fuzz every target for $FUZZTIME"
-  for pkg in $(go list ./...); do
+  pkgs=$(go list ./...) # on its own line, so that a failure stops the script
+  for pkg in $pkgs; do
     dir=$(go list -f '{{.Dir}}' "$pkg")
     for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
       for attempt in 1 2; do
