@@ -118,6 +118,9 @@ func ParseRecords(r io.Reader, now int64) ([]InputRecord, error) {
 }
 
 func parseLine(line []byte, now int64) (record.Record, error) {
+	if err := checkJSONObject(line); err != nil {
+		return record.Record{}, err
+	}
 	var in inputLine
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -156,6 +159,60 @@ func parseLine(line []byte, now int64) (record.Record, error) {
 		rec.Timestamp = *in.Timestamp
 	}
 	return rec, nil
+}
+
+// checkJSONObject refuses what encoding/json would let through into a
+// record silently: a line that is not an object (a bare null decodes into
+// an empty record) and an object, at any depth, with a key twice (the last
+// one would win, and the other value would be lost without a word).
+func checkJSONObject(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object of key, value, headers and timestamp: %v", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("not a JSON object of key, value, headers and timestamp: %v", tok)
+	}
+	// One frame per open object or array: the keys seen (nil for arrays),
+	// and whether the next token of an object is a key.
+	type frame struct {
+		keys      map[string]bool
+		expectKey bool
+	}
+	stack := []frame{{keys: map[string]bool{}, expectKey: true}}
+	for len(stack) > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("not a JSON object of key, value, headers and timestamp: %v", err)
+		}
+		top := &stack[len(stack)-1]
+		if top.keys != nil && top.expectKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			k, _ := tok.(string)
+			if top.keys[k] {
+				return fmt.Errorf("the key %q appears twice in one object", k)
+			}
+			top.keys[k] = true
+			top.expectKey = false
+			continue
+		}
+		if top.keys != nil {
+			top.expectKey = true // this token is a value
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: map[string]bool{}, expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim(']'), json.Delim('}'):
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return nil
 }
 
 func decodeB64(what string, s *string) ([]byte, error) {

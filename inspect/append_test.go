@@ -129,3 +129,34 @@ func TestAppendRefusesBeforeWriting(t *testing.T) {
 		t.Errorf("the partition was created although the input was refused")
 	}
 }
+
+// TestParseRecordsRefusesNullAndDuplicateKeys: a line that is not an object
+// (a bare null used to decode into an empty record) and an object with a
+// key twice (the last one won silently) are bad lines, named by number;
+// the same header key in two headers is fine (Kafka allows it).
+func TestParseRecordsRefusesNullAndDuplicateKeys(t *testing.T) {
+	in := strings.Join([]string{
+		`null`,
+		`{"value":"aGk=","value":"aGk="}`,
+		`{"headers":[{"key":"a","key":"b","value":null}]}`,
+		`[]`,
+		`"x"`,
+		`{"headers":[{"key":"a","value":null},{"key":"a","value":"aGk="}],"timestamp":5}`,
+	}, "\n")
+	_, err := inspect.ParseRecords(strings.NewReader(in), 0)
+	var ie *inspect.InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err %v, want an *InputError", err)
+	}
+	var lines []int
+	for _, l := range ie.Lines {
+		lines = append(lines, l.Line)
+	}
+	if want := []int{1, 2, 3, 4, 5}; !equalInts(lines, want) {
+		t.Errorf("bad lines %v, want %v:\n%v", lines, want, err)
+	}
+	recs, err := inspect.ParseRecords(strings.NewReader(`{"headers":[{"key":"a","value":null},{"key":"a","value":"aGk="}],"timestamp":5}`), 0)
+	if err != nil || len(recs) != 1 || len(recs[0].Record.Headers) != 2 {
+		t.Fatalf("repeated header keys in two headers: %v, %+v", err, recs)
+	}
+}

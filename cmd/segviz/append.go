@@ -38,7 +38,8 @@ optional and defaults to now. Blank lines are skipped; unknown fields are
 errors.
 
 Every line is read and checked before anything is written: a bad line
-(not JSON, bad base64, a negative timestamp, a timestamp more than an hour
+(not a JSON object, a key twice in one object, bad base64, a negative
+timestamp, a timestamp more than an hour
 ahead — Kafka 4.x's message.timestamp.after.max.ms — or a batch larger than
 max.message.bytes) is reported with its line number, and nothing is
 written. Records stamped further in the past than retention.ms (7 days by
