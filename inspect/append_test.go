@@ -1,6 +1,7 @@
 package inspect_test
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -50,6 +51,16 @@ func TestParseRecordsErrors(t *testing.T) {
 		`{"value":"aGk="} {"value":"aGk="}`,
 		`{"value":"aGk="}`,
 	}, "\n")
+	lines, err := badLines(t, in)
+	if want := []int{2, 3, 4, 5, 6, 7}; !equalInts(lines, want) {
+		t.Errorf("bad lines %v, want %v:\n%v", lines, want, err)
+	}
+}
+
+// badLines parses in and returns the numbers of the lines ParseRecords
+// refused, and its error; it fails the test unless that is an *InputError.
+func badLines(t *testing.T, in string) ([]int, error) {
+	t.Helper()
 	_, err := inspect.ParseRecords(strings.NewReader(in), 0)
 	var ie *inspect.InputError
 	if !errors.As(err, &ie) {
@@ -59,9 +70,7 @@ func TestParseRecordsErrors(t *testing.T) {
 	for _, l := range ie.Lines {
 		lines = append(lines, l.Line)
 	}
-	if want := []int{2, 3, 4, 5, 6, 7}; !equalInts(lines, want) {
-		t.Errorf("bad lines %v, want %v:\n%v", lines, want, err)
-	}
+	return lines, err
 }
 
 func equalInts(a, b []int) bool {
@@ -143,15 +152,7 @@ func TestParseRecordsRefusesNullAndDuplicateKeys(t *testing.T) {
 		`"x"`,
 		`{"headers":[{"key":"a","value":null},{"key":"a","value":"aGk="}],"timestamp":5}`,
 	}, "\n")
-	_, err := inspect.ParseRecords(strings.NewReader(in), 0)
-	var ie *inspect.InputError
-	if !errors.As(err, &ie) {
-		t.Fatalf("err %v, want an *InputError", err)
-	}
-	var lines []int
-	for _, l := range ie.Lines {
-		lines = append(lines, l.Line)
-	}
+	lines, err := badLines(t, in)
 	if want := []int{1, 2, 3, 4, 5}; !equalInts(lines, want) {
 		t.Errorf("bad lines %v, want %v:\n%v", lines, want, err)
 	}
@@ -159,4 +160,32 @@ func TestParseRecordsRefusesNullAndDuplicateKeys(t *testing.T) {
 	if err != nil || len(recs) != 1 || len(recs[0].Record.Headers) != 2 {
 		t.Fatalf("repeated header keys in two headers: %v, %+v", err, recs)
 	}
+}
+
+// FuzzParseRecords: any input is either parsed or refused line by line,
+// never a panic; every non-blank line is accounted for exactly once.
+func FuzzParseRecords(f *testing.F) {
+	f.Add([]byte(`{"key":null,"value":"aGk=","headers":[{"key":"a","value":null}],"timestamp":5}`))
+	f.Add([]byte("null\n{\"value\":\"aGk=\",\"value\":\"aGk=\"}\n\n[]"))
+	f.Add([]byte(`{"headers":[{"key":"a","key":"b"}]} {"value":"x"}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		recs, err := inspect.ParseRecords(bytes.NewReader(in), 0)
+		nonBlank := 0
+		for _, l := range bytes.Split(in, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				nonBlank++
+			}
+		}
+		var ie *inspect.InputError
+		switch {
+		case err == nil:
+			if len(recs) != nonBlank {
+				t.Fatalf("%d records from %d non-blank lines", len(recs), nonBlank)
+			}
+		case errors.As(err, &ie):
+			if len(ie.Lines) == 0 {
+				t.Fatal("an InputError with no line")
+			}
+		}
+	})
 }

@@ -131,33 +131,34 @@ const logName = "00000000000000000000.log"
 // copy), its other files copied, its .index and .timeindex left out so
 // that recovery rebuilds them.
 func makeUnclean(src, dst string) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !e.Type().IsRegular() || strings.HasSuffix(name, ".index") || strings.HasSuffix(name, ".timeindex") {
-			continue
+	return copyFiles(src, dst, func(name string) fileAction {
+		switch {
+		case strings.HasSuffix(name, ".index"), strings.HasSuffix(name, ".timeindex"):
+			return skipFile
+		case strings.HasSuffix(name, ".log"):
+			return linkFile
 		}
-		if strings.HasSuffix(name, ".log") {
-			if err := os.Link(filepath.Join(src, name), filepath.Join(dst, name)); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := copyFile(filepath.Join(src, name), filepath.Join(dst, name)); err != nil {
-			return err
-		}
-	}
-	return nil
+		return copyFileAction
+	})
 }
 
 // copyDir copies the regular files of src into a new directory dst.
 func copyDir(src, dst string) error {
+	return copyFiles(src, dst, func(string) fileAction { return copyFileAction })
+}
+
+// fileAction is what copyFiles does with one file.
+type fileAction int
+
+const (
+	copyFileAction fileAction = iota
+	linkFile
+	skipFile
+)
+
+// copyFiles puts the regular files of src into a new directory dst, each as
+// how says: copied, hard-linked or left out.
+func copyFiles(src, dst string, how func(name string) fileAction) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
@@ -166,10 +167,18 @@ func copyDir(src, dst string) error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Type().IsRegular() {
-			if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
-				return err
-			}
+		if !e.Type().IsRegular() {
+			continue
+		}
+		from, to := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
+		switch how(e.Name()) {
+		case linkFile:
+			err = os.Link(from, to)
+		case copyFileAction:
+			err = copyFile(from, to)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -18,7 +18,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -299,11 +298,5 @@ final class Storage {
         int eq = kv.indexOf('=');
         if (eq <= 0) throw new Main.UsageException("want k=v, got " + kv);
         m.put(kv.substring(0, eq), kv.substring(eq + 1));
-    }
-
-    static Properties toProps(Map<String, String> m) {
-        Properties p = new Properties();
-        p.putAll(m);
-        return p;
     }
 }
