@@ -6,9 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/segkit/segkit/internal/dumplog"
@@ -251,7 +249,3 @@ func checkJSONLines(t testing.TB, out io.Reader, types map[string]any) map[strin
 	return counts
 }
 
-func describeDump(data []byte) string {
-	mode, log, idx := decodeDump(data)
-	return fmt.Sprintf("mode %#02x (%s), %d-byte log, %d-byte index: %s", mode, strings.TrimPrefix(dumpExts[mode&dumpKindMask], "."), len(log), len(idx), describe(log))
-}

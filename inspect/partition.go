@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -47,4 +50,146 @@ func CheckPartitionDir(fsys vfs.FS, dir string) error {
 		return fmt.Errorf("%w: %s is inside %s, which is itself a partition directory", ErrNotPartition, dir, parent)
 	}
 	return nil
+}
+
+// Listing is a partition directory FindPartitions found, with its entries
+// as vfs.ReadDirFollow describes them (symbolic links followed).
+type Listing struct {
+	// Dir is the partition directory, as fsys names it.
+	Dir string
+	// Entries are its entries, sorted by name.
+	Entries []fs.FileInfo
+}
+
+// Limits of FindPartitions' walk: a partition directory, a log directory,
+// a folder of log directories and one more level (a host's disks) are all
+// a user points segviz at; deeper trees are not Kafka's layout.
+const (
+	findDepth = 3
+	findDirs  = 10000
+)
+
+// FindPartitions returns the partition directories at dir, sorted by name:
+// dir itself if it is a partition directory, else the partitions of the
+// log directory dir, else those of the log directories under it, down to
+// three levels. It is the one discovery routine of every command that takes
+// "a partition or a log directory" (verify, serve): they accept and refuse
+// the same folders.
+//
+// The rules, in order, for each directory met:
+//   - a directory that holds partition directories is never itself a
+//     partition (a log directory named "disk-2" is not topic "disk",
+//     partition 2); if it also holds a partition's files (segments,
+//     leader-epoch-checkpoint, partition.metadata) it is neither, and
+//     FindPartitions refuses it rather than guess;
+//   - a directory that holds a partition's files is a partition;
+//   - a directory without subdirectories whose name is a partition
+//     directory's (<topic>-<partition>, or a renamed -delete,
+//     -future or -stray one) is an empty partition.
+//
+// Subdirectories that cannot be listed, or whose links leave an os.Root,
+// are skipped; dir itself must be listable. The error wraps ErrNoPartition
+// when nothing under dir is a partition, or when a directory is refused.
+func FindPartitions(fsys vfs.FS, dir string) ([]Listing, error) {
+	dir = path.Clean(dir)
+	f := finder{fsys: fsys}
+	out, err := f.visit(dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no segment file and no partition directory", ErrNoPartition, dir)
+	}
+	slices.SortFunc(out, func(a, b Listing) int { return strings.Compare(a.Dir, b.Dir) })
+	return out, nil
+}
+
+type finder struct {
+	fsys vfs.FS
+	seen int
+}
+
+func (f *finder) visit(dir string, depth int) ([]Listing, error) {
+	f.seen++
+	if f.seen > findDirs {
+		return nil, fmt.Errorf("%w: more than %d directories under the one given; name a log directory or a partition", ErrNoPartition, findDirs)
+	}
+	infos, err := vfs.ReadDirFollow(f.fsys, dir)
+	if err != nil {
+		if depth > 0 {
+			return nil, nil // unreadable, or a link leaving the root: not a partition we can show
+		}
+		return nil, err
+	}
+	var kids []Listing
+	subdirs := 0
+	for _, fi := range infos {
+		if !fi.IsDir() {
+			continue
+		}
+		subdirs++
+		if depth >= findDepth {
+			continue
+		}
+		sub, err := f.visit(path.Join(dir, fi.Name()), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, sub...)
+	}
+	files := holdsPartitionFiles(infos)
+	switch {
+	case len(kids) > 0 && files:
+		return nil, fmt.Errorf("%w: %s holds both a partition's files and partition directories (%s ...); name one of them", ErrNoPartition, dir, path.Base(kids[0].Dir))
+	case len(kids) > 0:
+		return kids, nil
+	case files:
+		return []Listing{{Dir: dir, Entries: infos}}, nil
+	case subdirs == 0:
+		if _, err := checkpoint.ParsePartitionDir(path.Base(dir)); err == nil {
+			return []Listing{{Dir: dir, Entries: infos}}, nil
+		}
+	}
+	return nil, nil
+}
+
+// partitionSubdirs returns the partition directories among the entries
+// infos of dir: subdirectories named as partitions, or holding files only
+// a partition directory has.
+func partitionSubdirs(fsys vfs.FS, dir string, infos []fs.FileInfo) []string {
+	var out []string
+	for _, fi := range infos {
+		if !fi.IsDir() {
+			continue
+		}
+		sub := path.Join(dir, fi.Name())
+		if _, err := checkpoint.ParsePartitionDir(fi.Name()); err == nil {
+			out = append(out, sub)
+			continue
+		}
+		if sinfos, err := vfs.ReadDirFollow(fsys, sub); err == nil && holdsPartitionFiles(sinfos) {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// holdsPartitionFiles reports whether a directory listing has a file only
+// a partition directory has.
+func holdsPartitionFiles(infos []fs.FileInfo) bool {
+	for _, fi := range infos {
+		if fi.IsDir() {
+			continue
+		}
+		if _, _, err := segment.ParseFileName(fi.Name()); err == nil {
+			return true
+		}
+		if fi.Name() == checkpoint.LeaderEpochFile || fi.Name() == checkpoint.PartitionMetadataFile {
+			return true
+		}
+		if _, _, ok := kafkaName(fi.Name()); ok {
+			return true // a segment file Kafka's loader would pick, badly named
+		}
+	}
+	return false
 }

@@ -2,8 +2,11 @@ package inspect_test
 
 import (
 	"errors"
+	"path"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/vfs"
@@ -45,5 +48,70 @@ func TestCheckPartitionDir(t *testing.T) {
 	}
 	if after := mem.String(); after != before {
 		t.Fatalf("a refused writer wrote:\n%s\nnow:\n%s", before, after)
+	}
+}
+
+// TestFindPartitions: the one discovery routine of verify and serve. A
+// folder of log directories whose name ends in -2 is a log directory, not
+// partition 2 of a topic (before, verify took "disk-2" for a partition,
+// checked nothing in it and said OK).
+func TestFindPartitions(t *testing.T) {
+	mem := vfs.NewMem()
+	write := func(name string) {
+		t.Helper()
+		if err := mem.MkdirAll(path.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := mem.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	seg := "00000000000000000000.log"
+	write("host/disk-1/orders-0/" + seg)
+	write("host/disk-2/orders-1/" + seg)
+	write("host/disk-2/orders-2/leader-epoch-checkpoint")
+	write("host/disk-2/recovery-point-offset-checkpoint")
+	write("mixed/" + seg)
+	write("mixed/orders-0/" + seg)
+	write("odd/t-0/abc.log") // a partition holding only a badly named segment
+	write("other/notes.txt")
+	for _, d := range []string{"host/disk-2/empty-7", "plain", "host/disk-1/orders-3.abc123-delete"} {
+		if err := mem.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		dir  string
+		want []string // nil: ErrNoPartition
+	}{
+		{"host/disk-1/orders-0", []string{"host/disk-1/orders-0"}},
+		{"host/disk-2", []string{"host/disk-2/empty-7", "host/disk-2/orders-1", "host/disk-2/orders-2"}},
+		{"host", []string{"host/disk-1/orders-0", "host/disk-1/orders-3.abc123-delete", "host/disk-2/empty-7", "host/disk-2/orders-1", "host/disk-2/orders-2"}},
+		{"host/disk-2/empty-7", []string{"host/disk-2/empty-7"}},
+		{"odd", []string{"odd/t-0"}},
+		{"mixed", nil},
+		{"other", nil},
+		{"plain", nil},
+	} {
+		got, err := inspect.FindPartitions(mem, tc.dir)
+		var dirs []string
+		for _, l := range got {
+			dirs = append(dirs, l.Dir)
+		}
+		if tc.want == nil {
+			if !errors.Is(err, inspect.ErrNoPartition) {
+				t.Errorf("%s: %v, %v; want ErrNoPartition", tc.dir, dirs, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.dir, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, dirs); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tc.dir, diff)
+		}
 	}
 }

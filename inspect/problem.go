@@ -110,6 +110,20 @@ const (
 	KindLeftoverFile = "leftover-file"
 	// KindNoSegments (warning): a partition directory without any .log.
 	KindNoSegments = "no-segments"
+	// KindIndexTooLarge (error for an index over 2 GiB, warning for one
+	// larger than its segment's .log could need): an index file larger
+	// than Kafka could have written. It is neither read nor copied;
+	// Kafka, and Recover, rebuild it.
+	KindIndexTooLarge = "index-too-large"
+	// KindSymlink (info): an entry of the partition directory is a
+	// symbolic link. segkit follows it, for reading and copying, as Kafka
+	// does: the finding names the link so that a copy is not a surprise.
+	KindSymlink = "symlink"
+	// KindSegmentName (error or warning, as Kafka's loader treats the
+	// name): a file ending in .log, .index, .timeindex, .txnindex or
+	// .snapshot whose name is not a 20-digit base offset. The detail says
+	// what Kafka's loader does with it.
+	KindSegmentName = "segment-name"
 
 	// Transaction index against the log.
 

@@ -156,7 +156,7 @@ func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
 	v.lit.MaxDecompressed = opt.MaxDecompressed
 	v.ctlIt.MaxDecompressed = opt.MaxDecompressed
 	dir = path.Clean(dir)
-	dirs, err := partitionDirs(fsys, dir)
+	dirs, err := FindPartitions(fsys, dir)
 	if err != nil {
 		return Report{}, err
 	}
@@ -190,63 +190,6 @@ func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
 	}
 	rep.OK = rep.Count(Error) == 0
 	return rep, nil
-}
-
-// partitionDirs returns dir if it is a partition directory, or the
-// partition directories in it if it is a log directory.
-func partitionDirs(fsys vfs.FS, dir string) ([]string, error) {
-	infos, err := vfs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	if holdsPartitionFiles(infos) {
-		return []string{dir}, nil
-	}
-	if out := partitionSubdirs(fsys, dir, infos); len(out) > 0 {
-		return out, nil
-	}
-	if _, err := checkpoint.ParsePartitionDir(path.Base(dir)); err == nil {
-		return []string{dir}, nil // an empty partition directory
-	}
-	return nil, fmt.Errorf("%w: %s holds no segment file and no partition directory", ErrNoPartition, dir)
-}
-
-// partitionSubdirs returns the partition directories among the entries
-// infos of dir: subdirectories named as partitions, or holding files only
-// a partition directory has.
-func partitionSubdirs(fsys vfs.FS, dir string, infos []fs.FileInfo) []string {
-	var out []string
-	for _, fi := range infos {
-		if !fi.IsDir() {
-			continue
-		}
-		sub := path.Join(dir, fi.Name())
-		if _, err := checkpoint.ParsePartitionDir(fi.Name()); err == nil {
-			out = append(out, sub)
-			continue
-		}
-		if sinfos, err := vfs.ReadDir(fsys, sub); err == nil && holdsPartitionFiles(sinfos) {
-			out = append(out, sub)
-		}
-	}
-	return out
-}
-
-// holdsPartitionFiles reports whether a directory listing has a file only
-// a partition directory has.
-func holdsPartitionFiles(infos []fs.FileInfo) bool {
-	for _, fi := range infos {
-		if fi.IsDir() {
-			continue
-		}
-		if _, _, err := segment.ParseFileName(fi.Name()); err == nil {
-			return true
-		}
-		if fi.Name() == checkpoint.LeaderEpochFile || fi.Name() == checkpoint.PartitionMetadataFile {
-			return true
-		}
-	}
-	return false
 }
 
 // verifier holds the state of one Verify call.
@@ -321,12 +264,10 @@ func (p *partition) add(file string, pos int64, kind string, level Level, msg st
 
 // list reads a partition directory's listing, and reports the files that
 // are not where they belong.
-func (v *verifier) list(dir string) (*partition, error) {
-	infos, err := vfs.ReadDir(v.fsys, dir)
-	if err != nil {
-		return nil, err
-	}
+func (v *verifier) list(l Listing) (*partition, error) {
+	dir, infos := l.Dir, l.Entries
 	p := &partition{dir: dir, snapEntries: map[int64][]producer.Entry{}}
+	var err error
 	p.tp, err = checkpoint.ParseDirName(path.Base(dir))
 	if err != nil {
 		if pd, perr := checkpoint.ParsePartitionDir(path.Base(dir)); perr == nil {
@@ -348,9 +289,22 @@ func (v *verifier) list(dir string) (*partition, error) {
 		if fi.IsDir() {
 			continue
 		}
+		name := path.Join(dir, fi.Name())
+		if level, detail, ok := kafkaName(fi.Name()); ok {
+			p.add(name, -1, KindSegmentName, level, "%s", detail)
+			continue
+		}
 		base, ext, err := segment.ParseFileName(fi.Name())
 		if err != nil {
 			continue // checkpoints, partition.metadata, KRaft snapshots ...
+		}
+		// A FIFO blocks the open that reads it, a device reads forever:
+		// refuse before opening (exit 3 for segviz), naming the file.
+		if err := vfs.CheckRegular(name, fi); err != nil {
+			return nil, err
+		}
+		if vfs.Followed(fi) {
+			p.add(name, -1, KindSymlink, Info, "a symbolic link; read as the %d-byte file it points to, as Kafka would", fi.Size())
 		}
 		switch ext {
 		case segment.LogSuffix:
@@ -747,11 +701,19 @@ func (v *verifier) progress(done int64, force bool) {
 func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySummary, last bool) error {
 	nonEmpty := s.log.Size() > 0
 	idxPath := segment.Path(p.dir, s.base, segment.IndexSuffix)
+	tiPath := segment.Path(p.dir, s.base, segment.TimeIndexSuffix)
+	txPath := segment.Path(p.dir, s.base, segment.TxnIndexSuffix)
+	// An index larger than Kafka could have written is a finding, and is
+	// not opened: a sparse 1 TiB file would be read (or mapped and paged)
+	// in full.
+	idxOK := v.sizeCheck(p, idxPath, s.index, s.log.Size(), index.EntrySize, last)
+	tiOK := v.sizeCheck(p, tiPath, s.timeIndex, s.log.Size(), timeindex.EntrySize, last)
+	txOK := v.sizeCheck(p, txPath, s.txnIdx, s.log.Size(), index.AbortedTxnSize, last)
 	if s.index == nil {
 		if nonEmpty {
 			p.add(idxPath, -1, KindIndexMissing, Warning, "the segment has no offset index; Kafka rebuilds it (recovering the segment) when it loads the log%s", activeNote(last))
 		}
-	} else {
+	} else if idxOK {
 		x, err := index.OpenOffsetIndex(v.fsys, idxPath, s.base, -1, false)
 		if err != nil {
 			return err
@@ -768,20 +730,27 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 		x.Close()
 	}
 
-	tiPath := segment.Path(p.dir, s.base, segment.TimeIndexSuffix)
 	if s.timeIndex == nil {
 		if nonEmpty {
 			p.add(tiPath, -1, KindIndexMissing, Warning, "the segment has no time index; Kafka rebuilds it when it recovers the segment%s", activeNote(last))
 		}
-	} else {
+	} else if tiOK {
 		x, err := timeindex.OpenTimeIndex(v.fsys, tiPath, s.base, -1, false)
 		if err != nil {
 			return err
 		}
-		if err := x.SanityCheck(); err != nil {
-			p.add(tiPath, corruptionOffset(err, -1), index.KindSanity, Error, "%s", describe(err))
-		}
 		pad := x.Padding()
+		if err := x.SanityCheck(); err != nil {
+			level, note := Error, ""
+			if last && paddingOnly(x, pad) {
+				// kill -9 of a writer leaves the active segment's index
+				// preallocated: its zero entries end below its first
+				// timestamp. Kafka's load finds that (CorruptIndexException)
+				// and rebuilds the index, as it does for a torn tail.
+				level, note = Warning, "; the active segment's preallocated padding, left by a crash: Kafka rebuilds this index when it loads the log"
+			}
+			p.add(tiPath, corruptionOffset(err, -1), index.KindSanity, level, "%s%s", describe(err), note)
+		}
 		if pp := index.PaddingProblem(tiPath, timeindex.EntrySize, pad, last); pp != nil {
 			p.problems = append(p.problems, Problem(*pp))
 		}
@@ -801,9 +770,8 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 		x.Close()
 	}
 
-	txPath := segment.Path(p.dir, s.base, segment.TxnIndexSuffix)
 	var txns []index.AbortedTxn
-	if s.txnIdx != nil {
+	if s.txnIdx != nil && txOK {
 		x, err := index.OpenTransactionIndex(v.fsys, txPath, s.base, false)
 		if err != nil {
 			var ce *format.CorruptionError
@@ -820,6 +788,9 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 		}
 	}
 	for _, a := range p.aborted {
+		if !txOK {
+			break // the .txnindex is reported as too large, unread
+		}
 		i := sort.Search(len(txns), func(i int) bool { return txns[i].LastOffset >= a.txn.LastOffset })
 		if i == len(txns) || txns[i].LastOffset != a.txn.LastOffset || txns[i].ProducerID != a.txn.ProducerID {
 			p.add(txPath, int64(i)*index.AbortedTxnSize, KindTxnMissingAbort, Error,
@@ -837,6 +808,35 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 		}
 	}
 	return nil
+}
+
+// sizeCheck reports whether the index fi describes (nil: none) may be
+// read, and reports KindIndexTooLarge when it is larger than Kafka could
+// have written beside a .log of logSize bytes.
+func (v *verifier) sizeCheck(p *partition, file string, fi fs.FileInfo, logSize int64, entrySize int, last bool) bool {
+	if fi == nil {
+		return true
+	}
+	why := indexTooLarge(fi.Size(), logSize, entrySize, last)
+	if why == "" {
+		return true
+	}
+	level := Warning
+	if fi.Size() > math.MaxInt32 {
+		level = Error
+	}
+	p.add(file, -1, KindIndexTooLarge, level, "%s; not read: Kafka rebuilds it when it recovers the segment, and so does segviz recover", why)
+	return false
+}
+
+// paddingOnly reports whether the entries of x before its zero padding
+// pass Kafka's sanity check, so that a failing check is the padding's.
+func paddingOnly(x *timeindex.TimeIndex, pad index.Padding) bool {
+	if !pad.Untrimmed || pad.ValidEntries == 0 {
+		return pad.Untrimmed
+	}
+	first, last := x.Entry(0), x.Entry(pad.ValidEntries-1)
+	return last.Timestamp >= first.Timestamp && last.Offset >= x.BaseOffset()
 }
 
 func activeNote(last bool) string {

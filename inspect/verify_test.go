@@ -619,8 +619,15 @@ func TestVerifyLogDirectory(t *testing.T) {
 	if !rep.OK {
 		t.Errorf("errors:\n%s", dump(rep))
 	}
-	if _, err := inspect.Verify(f.fs, "/", inspect.Options{}); !errors.Is(err, inspect.ErrNoPartition) {
-		t.Errorf("Verify(/) = %v, want ErrNoPartition", err)
+	// A folder of log directories is a tree of them.
+	if rep, err := inspect.Verify(f.fs, "/", inspect.Options{Now: f.clock.t.UnixMilli()}); err != nil || len(rep.Partitions) != 2 {
+		t.Errorf("Verify(/) = %d partitions, %v; want the 2 of /logs", len(rep.Partitions), err)
+	}
+	if err := f.fs.MkdirAll("/empty/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inspect.Verify(f.fs, "/empty", inspect.Options{}); !errors.Is(err, inspect.ErrNoPartition) {
+		t.Errorf("Verify(/empty) = %v, want ErrNoPartition", err)
 	}
 	if _, err := inspect.Verify(f.fs, "/nope", inspect.Options{}); err == nil {
 		t.Errorf("Verify of a missing directory: no error")

@@ -359,14 +359,6 @@ func putUv32Slow(b []byte, p int, u uint32) int {
 	return p + 1
 }
 
-func putUv64(b []byte, p int, u uint64) int {
-	if u < 0x80 {
-		b[p] = byte(u)
-		return p + 1
-	}
-	return putUv64Slow(b, p, u)
-}
-
 //go:noinline
 func putUv64Slow(b []byte, p int, u uint64) int {
 	for u >= 0x80 {

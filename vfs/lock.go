@@ -2,12 +2,10 @@ package vfs
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"runtime"
 	"sync"
 )
 
@@ -15,10 +13,6 @@ import (
 // holder has locked: another process, or another Lock of the same file in
 // this one.
 var ErrLocked = errors.New("vfs: locked by another holder")
-
-// errLockUnsupported is the error of Lock where the platform has no file
-// locks (js, wasip1, windows, ...). It matches errors.ErrUnsupported.
-var errLockUnsupported = fmt.Errorf("%w: file locking is not supported on %s/%s", errors.ErrUnsupported, runtime.GOOS, runtime.GOARCH)
 
 // LockTable is an in-process table of exclusive locks by name: what Mem's
 // Lock uses, for an FS without locks of its own (an adapter of an afero.Fs

@@ -29,7 +29,6 @@ var (
 	recTime  = func(k int) int64 { return t0 + int64(k-37)*5003 }
 	minute   = int64(60_000)
 	at601    = t0 + 6*minute + 1000
-	at101    = t0 + minute + 1000
 	startBrk = t0 - (4*60+29)*1000 // the broker's start: checks at 1:01, 6:01
 )
 

@@ -182,3 +182,71 @@ func TestVerifyCommandUsage(t *testing.T) {
 		t.Errorf("--help: exit %d\n%s", code, out)
 	}
 }
+
+// TestVerifyFolderOfLogDirs: a folder of two log directories, one named
+// like partition 2 of topic "disk". Before, verify took disk-2 for a
+// partition, checked nothing in it and said OK; now it finds the
+// partitions in both and reports the damage in one of them.
+func TestVerifyFolderOfLogDirs(t *testing.T) {
+	dir, _ := corruptedRealCopy(t) // .../kafka-logs/test-0, damaged
+	host := filepath.Join(t.TempDir(), "host")
+	if err := os.MkdirAll(host, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Dir(dir), filepath.Join(host, "disk-2")); err != nil {
+		t.Fatal(err)
+	}
+	copyDir(t, filepath.Join(realdata.Dir(t), realTestPartition), filepath.Join(host, "disk-1", "test-0"))
+	code, out, errs := runSegviz("verify", "--json", host)
+	if code != exitProblem {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitProblem, out, errs)
+	}
+	var rep struct {
+		Partitions []struct{ Dir string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Partitions) != 2 || !strings.HasSuffix(rep.Partitions[1].Dir, "disk-2/test-0") {
+		t.Errorf("partitions %+v, want disk-1/test-0 and disk-2/test-0", rep.Partitions)
+	}
+	// A folder with nothing of Kafka's is refused, as serve refuses it.
+	if code, _, errs := runSegviz("verify", t.TempDir()); code != exitUsage {
+		t.Errorf("verify of an empty folder: exit %d, want %d: %s", code, exitUsage, errs)
+	}
+}
+
+// TestVerifyLinks: a segment that is a symbolic link is read as the file it
+// points to (before, verify took the link's own size and reported a bogus
+// torn tail) and named in a finding.
+func TestVerifyLinks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kafka-logs", "test-0")
+	copyDir(t, filepath.Join(realdata.Dir(t), realTestPartition), dir)
+	seg := filepath.Join(dir, "00000000000000000000.log")
+	elsewhere := filepath.Join(t.TempDir(), "moved.log")
+	if err := os.Rename(seg, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, seg); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runSegviz("verify", "--json", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var rep struct {
+		Records  int
+		Problems []struct{ Kind, Level, File string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	linked := false
+	for _, p := range rep.Problems {
+		linked = linked || (p.Kind == "symlink" && p.Level == "info" && p.File == filepath.ToSlash(seg))
+	}
+	if !linked || rep.Records == 0 {
+		t.Errorf("records %d, problems %+v: want the link read and named", rep.Records, rep.Problems)
+	}
+
+}

@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/log/config"
 	"github.com/segkit/segkit/segment"
@@ -49,8 +49,6 @@ var (
 	MaxIndexEntries = 100000
 	// MaxDecompressed bounds the decompressed size of one batch.
 	MaxDecompressed = 64 << 20
-	// maxDirs bounds the directories partition discovery looks at.
-	maxDirs = 10000
 )
 
 // Options configure a Session.
@@ -213,56 +211,30 @@ type PartitionItem struct {
 	Bytes     int64  `json:"bytes"`
 }
 
-// Partitions finds the partition directories: the root itself if it holds
-// segments, else its subdirectories and theirs (a log directory, or a
-// directory of log directories), by listing names only.
+// Partitions finds the partition directories with inspect.FindPartitions,
+// the discovery routine verify uses too: the root itself if it is a
+// partition, else the partitions of the log directory or of the tree of log
+// directories under it. A root holding no partition gives an empty list.
 func (s *Session) Partitions() (*PartitionsJSON, error) {
 	out := &PartitionsJSON{Name: s.opt.Name, Demo: s.opt.Demo, Now: s.opt.Now().UnixMilli(), Partitions: []PartitionItem{}}
-	seen := 0
-	var visit func(dir string, depth int) error
-	visit = func(dir string, depth int) error {
-		seen++
-		if seen > maxDirs {
-			return nil
-		}
-		infos, err := vfs.ReadDir(s.fsys, dir)
-		if err != nil {
-			if depth > 0 {
-				return nil // unreadable, or a link that leaves the root: not ours to show
-			}
-			return err
-		}
-		item := PartitionItem{Dir: dir, Name: s.dirName(dir)}
-		var subdirs []string
-		for _, fi := range infos {
-			if fi.IsDir() {
-				subdirs = append(subdirs, path.Join(dir, fi.Name()))
-				continue
-			}
+	found, err := inspect.FindPartitions(s.fsys, ".")
+	if errors.Is(err, inspect.ErrNoPartition) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range found {
+		item := PartitionItem{Dir: l.Dir, Name: s.dirName(l.Dir)}
+		for _, fi := range l.Entries {
 			if _, ext, err := segment.ParseFileName(fi.Name()); err == nil && ext == segment.LogSuffix {
 				item.Segments++
 				item.Bytes += fi.Size()
 			}
 		}
-		if item.Segments > 0 {
-			item.Topic, item.Partition = topicPartition(item.Name)
-			out.Partitions = append(out.Partitions, item)
-			return nil
-		}
-		if depth >= 2 {
-			return nil
-		}
-		for _, d := range subdirs {
-			if err := visit(d, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		item.Topic, item.Partition = topicPartition(item.Name)
+		out.Partitions = append(out.Partitions, item)
 	}
-	if err := visit(".", 0); err != nil {
-		return nil, err
-	}
-	sort.Slice(out.Partitions, func(i, j int) bool { return out.Partitions[i].Dir < out.Partitions[j].Dir })
 	return out, nil
 }
 
