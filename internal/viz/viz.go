@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/inspect"
+	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/log/config"
 	"github.com/segkit/segkit/segment"
