@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/inspect"
@@ -20,6 +21,7 @@ import (
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -1236,7 +1238,7 @@ func (h *harness) checkFiles(full bool) {
 		if err != nil {
 			h.fatalf("open %s: %v", logPath, err)
 		}
-		sum, err := index.SummarizeLog(f, fi.Size(), logPath)
+		sum, err := verify.SummarizeLog(f, fi.Size(), logPath)
 		f.Close()
 		if err != nil || sum.Err != nil || sum.ValidEnd != fi.Size() {
 			h.fatalf("%s after a clean close: %v %v, valid to %d of %d", logPath, err, sum.Err, sum.ValidEnd, fi.Size())
@@ -1252,8 +1254,8 @@ func (h *harness) checkFiles(full bool) {
 		if oi.Padding().Untrimmed || ti.Padding().Untrimmed || oi.Length() != int64(oi.Entries()*index.EntrySize) || ti.Length() != int64(ti.Entries()*timeindex.EntrySize) {
 			h.fatalf("segment %d: indexes not trimmed at close: %d entries in %d bytes, %d entries in %d bytes", base, oi.Entries(), oi.Length(), ti.Entries(), ti.Length())
 		}
-		for _, p := range append(index.VerifyOffsetIndex(oi, sum.Entries), timeindex.Verify(ti, sum.Entries)...) {
-			if p.Level == index.Error {
+		for _, p := range append(verify.OffsetIndex(oi, sum.Entries), verify.TimeIndex(ti, sum.Entries)...) {
+			if p.Level == finding.Error {
 				h.fatalf("segment %d after a clean close: %s %s: %s", base, p.Kind, p.File, p.Detail)
 			}
 		}

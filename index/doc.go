@@ -78,12 +78,11 @@
 //
 // # Verification
 //
-// SummarizeLog walks a .log; VerifyOffsetIndex, timeindex.Verify and
-// VerifyTxnIndex cross-check an index against it and return Problems. Each
-// has a Kind, a stable name listed with the Kind constants, and a Level:
-// Error for an entry that can make a lookup wrong, Warning for zero
-// padding, Info for valid entries worth knowing about (a follower's
-// multi-batch append, which kafka-dump-log reports as a mismatch).
+// Package index knows bytes and files, not record batches: checking an
+// index against its .log is package verify's (verify.SummarizeLog,
+// verify.OffsetIndex, verify.TimeIndex, verify.TxnIndex), whose findings
+// are package finding's. LogEntrySummary is the one thing both need: what
+// a rebuild or a check needs to know of a .log entry.
 //
 // # Reconstruction
 //
@@ -94,7 +93,7 @@
 // equal a rebuild only when every append was one batch and the broker did
 // not restart in the segment's lifetime; the .log alone cannot tell where
 // a follower's appends or a restart fell. The entries such a broker writes
-// instead still pass VerifyOffsetIndex without errors.
+// instead still pass verify.OffsetIndex without errors.
 //
 // # Concurrency
 //

@@ -1,12 +1,9 @@
 package index_test
 
 import (
-	"bytes"
 	"fmt"
 
-	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/index"
-	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -59,30 +56,6 @@ func ExampleOffsetIndex_Padding() {
 	// Output:
 	// 130 0
 	// {Entries:130 ValidEntries:2 ZeroBytes:1024 Untrimmed:true}
-}
-
-func ExampleVerifyOffsetIndex() {
-	// A log of three 3 KiB batches, and an index entry for the third.
-	var log []byte
-	for off := int64(0); off < 3; off++ {
-		spec := record.NewBatchSpec(off, compress.None)
-		log, _ = record.AppendBatch(log, &spec, []record.Record{{Timestamp: 1000 + off, Value: make([]byte, 3000)}})
-	}
-	sum, _ := index.SummarizeLog(bytes.NewReader(log), int64(len(log)), "00000000000000000000.log")
-	built, _ := index.RebuildOffsetIndex(nil, 0, sum.Entries, index.DefaultIndexIntervalBytes)
-
-	fsys := vfs.NewMem()
-	bad := append(built, 0, 0, 0, 2, 0, 0, 0, 10) // offset 2 at byte 10: not a batch start
-	vfs.WriteFile(fsys, "00000000000000000000.index", bad, 0o644)
-	x, _ := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, -1, false)
-	fmt.Println(x.Entry(0))
-	for _, p := range index.VerifyOffsetIndex(x, sum.Entries) {
-		fmt.Println(p.Level, p.Kind, p.Position)
-	}
-	// Output:
-	// {2 6140}
-	// error index-offset-order 8
-	// error index-not-batch-boundary 8
 }
 
 func ExampleTransactionIndex() {

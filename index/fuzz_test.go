@@ -16,6 +16,7 @@ import (
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/fuzzseed"
 	"github.com/segkit/segkit/internal/realdata"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -426,7 +427,7 @@ func FuzzDecodeOffsetIndex(f *testing.F) {
 				t.Fatalf("Lookup(%d) = %+v", target, e)
 			}
 		}
-		_ = index.VerifyOffsetIndex(x, nil)
+		_ = verify.OffsetIndex(x, nil)
 		_, _ = x.FetchUpperBoundOffset(0, 100)
 		// Writable: the engine's moves on a damaged file must not panic.
 		w, err := index.OpenOffsetIndex(fsys, "d.index", base, 64, true)
@@ -534,7 +535,7 @@ func FuzzDecodeTxnIndex(f *testing.F) {
 		if len(got) > len(all) {
 			t.Fatal("Overlapping returned more than All")
 		}
-		_ = index.VerifyTxnIndex(x, nil)
+		_ = verify.TxnIndex(x, nil)
 	})
 }
 

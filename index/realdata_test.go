@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/realdata"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -23,7 +25,7 @@ type realSegment struct {
 	path  string
 	base  int64
 	index []byte
-	log   *index.LogSummary
+	log   *verify.LogSummary
 }
 
 // realSegments loads every real .index and the summary of its .log.
@@ -45,7 +47,7 @@ func realSegments(tb testing.TB) []realSegment {
 			tb.Fatal(err)
 		}
 		st, _ := f.Stat()
-		sum, err := index.SummarizeLog(f, st.Size(), stem+".log")
+		sum, err := verify.SummarizeLog(f, st.Size(), stem+".log")
 		f.Close()
 		if err != nil || sum.Err != nil || sum.ValidEnd != st.Size() {
 			tb.Fatalf("%s: %v %v (valid end %d of %d)", stem, err, sum.Err, sum.ValidEnd, st.Size())
@@ -87,10 +89,10 @@ func TestRealOffsetIndexes(t *testing.T) {
 					t.Fatalf("entry %d: %+v, want %+v", i, got, want)
 				}
 			}
-			ps := index.VerifyOffsetIndex(x, s.log.Entries)
+			ps := verify.OffsetIndex(x, s.log.Entries)
 			multi := 0
 			for _, p := range ps {
-				if p.Kind != index.KindIndexMultiBatchAppend || p.Level != index.Info {
+				if p.Kind != finding.KindIndexMultiBatchAppend || p.Level != finding.Info {
 					t.Errorf("%v %s at %d: %s", p.Level, p.Kind, p.Position, p.Detail)
 				}
 				multi++
@@ -112,7 +114,7 @@ func TestRealOffsetIndexes(t *testing.T) {
 // and no batch in between ends at or after the offset before that batch.
 func checkLookups(t *testing.T, x *index.OffsetIndex, entries []index.LogEntrySummary) {
 	t.Helper()
-	loc := index.NewLocator(entries)
+	loc := verify.NewLocator(entries)
 	for b := range entries {
 		for _, off := range []int64{entries[b].BaseOffset, entries[b].LastOffset} {
 			e := x.Lookup(off)
@@ -157,11 +159,11 @@ func TestRealPaddedIndex(t *testing.T) {
 	if err := x.SanityCheck(); err != nil {
 		t.Fatalf("Kafka's sanity check passes a padded offset index: %v", err)
 	}
-	if ps := index.VerifyOffsetIndex(x, s.log.Entries); len(ps) != 0 {
-		t.Fatalf("problems in the valid entries: %v", kinds(ps))
+	if ps := verify.OffsetIndex(x, s.log.Entries); len(ps) != 0 {
+		t.Fatalf("problems in the valid entries: %v", problemKinds(ps))
 	}
-	p := index.PaddingProblem(x.Path(), index.EntrySize, x.Padding(), true)
-	if p == nil || p.Level != index.Warning || !strings.Contains(p.Detail, "active segment") || p.Position != int64(len(s.index)) {
+	p := verify.Padding(x.Path(), index.EntrySize, x.Padding(), true)
+	if p == nil || p.Level != finding.Warning || !strings.Contains(p.Detail, "active segment") || p.Position != int64(len(s.index)) {
 		t.Fatalf("padding problem %+v", p)
 	}
 	checkLookups(t, x, s.log.Entries)
@@ -221,7 +223,7 @@ func TestRealReconstruction(t *testing.T) {
 		fsys := vfs.NewMem()
 		writeFile(t, fsys, "rebuilt.index", rebuilt)
 		rx := openOffset(t, fsys, "rebuilt.index", s.base, -1, false)
-		for _, p := range index.VerifyOffsetIndex(rx, s.log.Entries) {
+		for _, p := range verify.OffsetIndex(rx, s.log.Entries) {
 			t.Errorf("%s: rebuilt entry: %v %s: %s", s.rel, p.Level, p.Kind, p.Detail)
 		}
 		real := decodeAll(s.index, s.base)
@@ -237,7 +239,7 @@ func TestRealReconstruction(t *testing.T) {
 			t.Errorf("%s: the rebuild differs, and nothing explains it", s.rel)
 		}
 		fmt.Fprintf(&out, "~ %s (broker %d entries, rebuild %d): %s\n", s.rel, len(real), len(rebuilt)/8, reason)
-		realProblems := problemsByPosition(index.VerifyOffsetIndex(openOffset(t, vfs.OS(), s.path, s.base, -1, false), s.log.Entries))
+		realProblems := problemsByPosition(verify.OffsetIndex(openOffset(t, vfs.OS(), s.path, s.base, -1, false), s.log.Entries))
 		built := decodeAll(rebuilt, s.base)
 		inBuilt := map[index.Entry]bool{}
 		for _, e := range built {
@@ -280,15 +282,15 @@ func decodeAll(b []byte, base int64) []index.Entry {
 	return out
 }
 
-func problemsByPosition(ps []index.Problem) map[int64]index.Problem {
-	m := map[int64]index.Problem{}
+func problemsByPosition(ps []finding.Problem) map[int64]finding.Problem {
+	m := map[int64]finding.Problem{}
 	for _, p := range ps {
 		m[p.Position] = p
 	}
 	return m
 }
 
-func describe(p index.Problem) string {
+func describe(p finding.Problem) string {
 	if p.Kind == "" {
 		return "exact"
 	}
@@ -311,4 +313,13 @@ func golden(t *testing.T, path, got string) {
 	if string(want) != got {
 		t.Fatalf("%s differs (run with -update after checking):\n--- got\n%s", path, got)
 	}
+}
+
+// problemKinds returns "level:kind@position" of each problem.
+func problemKinds(ps []finding.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%v:%s@%d", p.Level, p.Kind, p.Position))
+	}
+	return out
 }

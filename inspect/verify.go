@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/log/checkpoint"
@@ -19,6 +20,7 @@ import (
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -126,7 +128,7 @@ type SegmentReport struct {
 //     segments and fitting each segment; damage is told apart from a torn
 //     or zero tail, and reading resumes after it (FindEntry), so that every
 //     damaged region is reported;
-//   - each .index and .timeindex against its .log (index.VerifyOffsetIndex,
+//   - each .index and .timeindex against its .log (verify.OffsetIndex,
 //     timeindex.Verify, Kafka's sanity checks, zero padding, the time
 //     index's final entry), and each .txnindex against the log's ABORT
 //     markers, both ways;
@@ -719,14 +721,12 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			return err
 		}
 		if err := x.SanityCheck(); err != nil {
-			p.add(idxPath, corruptionOffset(err, -1), index.KindSanity, Error, "%s", describe(err))
+			p.add(idxPath, corruptionOffset(err, -1), finding.KindSanity, Error, "%s", describe(err))
 		}
-		if pp := index.PaddingProblem(idxPath, index.EntrySize, x.Padding(), last); pp != nil {
-			p.problems = append(p.problems, Problem(*pp))
+		if pp := verify.Padding(idxPath, index.EntrySize, x.Padding(), last); pp != nil {
+			p.problems = append(p.problems, *pp)
 		}
-		for _, pb := range index.VerifyOffsetIndex(x, entries) {
-			p.problems = append(p.problems, Problem(pb))
-		}
+		p.problems = append(p.problems, verify.OffsetIndex(x, entries)...)
 		x.Close()
 	}
 
@@ -749,14 +749,12 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 				// and rebuilds the index, as it does for a torn tail.
 				level, note = Warning, "; the active segment's preallocated padding, left by a crash: Kafka rebuilds this index when it loads the log"
 			}
-			p.add(tiPath, corruptionOffset(err, -1), index.KindSanity, level, "%s%s", describe(err), note)
+			p.add(tiPath, corruptionOffset(err, -1), finding.KindSanity, level, "%s%s", describe(err), note)
 		}
-		if pp := index.PaddingProblem(tiPath, timeindex.EntrySize, pad, last); pp != nil {
-			p.problems = append(p.problems, Problem(*pp))
+		if pp := verify.Padding(tiPath, timeindex.EntrySize, pad, last); pp != nil {
+			p.problems = append(p.problems, *pp)
 		}
-		for _, pb := range timeindex.Verify(x, entries) {
-			p.problems = append(p.problems, Problem(pb))
-		}
+		p.problems = append(p.problems, verify.TimeIndex(x, entries)...)
 		if !last && p.segMaxTs >= 0 {
 			lastTs := int64(record.NoTimestamp)
 			if pad.ValidEntries > 0 {
@@ -778,11 +776,9 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			if !errors.As(err, &ce) {
 				return err
 			}
-			p.add(txPath, ce.Offset, index.KindSanity, Error, "%s", describe(err))
+			p.add(txPath, ce.Offset, finding.KindSanity, Error, "%s", describe(err))
 		} else {
-			for _, pb := range index.VerifyTxnIndex(x, entries) {
-				p.problems = append(p.problems, Problem(pb))
-			}
+			p.problems = append(p.problems, verify.TxnIndex(x, entries)...)
 			txns = x.All()
 			x.Close()
 		}
@@ -903,18 +899,11 @@ func (v *verifier) timestampWarnings(p *partition, leo int64) {
 		})
 		byBase[sr.BaseOffset] = sr.File
 	}
-	kinds := map[retention.WarningKind]string{
-		retention.KindFarPastTimestamp: KindFarPastTimestamp,
-		retention.KindFutureTimestamp:  KindFutureTimestamp,
-		retention.KindMtimeFallback:    KindMtimeFallback,
-		retention.KindOutOfOrder:       KindTimestampOrder,
-	}
 	for _, w := range retention.TimestampWarnings(st, v.policy, v.now) {
-		kind, ok := kinds[w.Kind]
-		if !ok {
-			kind = string(w.Kind)
+		if base, ok := retention.WarningBase(w); ok {
+			w.File = byBase[base]
 		}
-		p.add(byBase[w.BaseOffset], -1, kind, Warning, "%s", w.Detail)
+		p.problems = append(p.problems, w)
 	}
 }
 

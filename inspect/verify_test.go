@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/inspect"
@@ -261,7 +262,7 @@ func TestVerifyIndexes(t *testing.T) {
 			return b
 		})
 		rep := f.verify(t)
-		if p := find(t, rep, index.KindIndexNotBatchBoundary); p.Level != inspect.Error || p.File != f.path(seg0+".index") || p.Position != 0 {
+		if p := find(t, rep, finding.KindIndexNotBatchBoundary); p.Level != inspect.Error || p.File != f.path(seg0+".index") || p.Position != 0 {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -269,7 +270,7 @@ func TestVerifyIndexes(t *testing.T) {
 		f := threeSegments(t)
 		f.edit(t, seg0+".timeindex", func(b []byte) []byte { return append(b, make([]byte, 120)...) })
 		rep := f.verify(t)
-		if p := find(t, rep, index.KindZeroPadding); p.Level != inspect.Warning || !strings.Contains(p.Detail, "not the last") {
+		if p := find(t, rep, finding.KindZeroPadding); p.Level != inspect.Warning || !strings.Contains(p.Detail, "not the last") {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -285,7 +286,7 @@ func TestVerifyIndexes(t *testing.T) {
 		f := threeSegments(t)
 		f.edit(t, seg0+".index", func(b []byte) []byte { return append(b, 1, 2, 3) })
 		rep := f.verify(t)
-		if p := find(t, rep, index.KindSanity); p.Level != inspect.Error {
+		if p := find(t, rep, finding.KindSanity); p.Level != inspect.Error {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -362,7 +363,7 @@ func TestVerifyTxnIndex(t *testing.T) {
 		})
 		defer f.write(t, f.path(txn), orig)
 		rep := f.verify(t)
-		find(t, rep, index.KindTxnNoAbort)
+		find(t, rep, finding.KindTxnNoAbort)
 		find(t, rep, inspect.KindTxnMissingAbort)
 	})
 }

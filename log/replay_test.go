@@ -17,6 +17,7 @@ import (
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -131,7 +132,7 @@ func TestReplayRealPartitions(t *testing.T) {
 				}
 				logsSame++
 				base, _, _ := segment.ParseFileName(name)
-				sum, err := index.SummarizeLog(bytes.NewReader(orig), int64(len(orig)), p)
+				sum, err := verify.SummarizeLog(bytes.NewReader(orig), int64(len(orig)), p)
 				if err != nil || sum.Err != nil {
 					t.Fatalf("%s: %v %v", name, err, sum.Err)
 				}

@@ -3,6 +3,8 @@ package retention
 import (
 	"fmt"
 	"strings"
+
+	"github.com/segkit/segkit/finding"
 )
 
 // Reason says which rule deletes a segment. The values are those of
@@ -59,7 +61,7 @@ type Plan struct {
 	RollFirst bool
 	// Warnings flags timestamps that make retention surprising (see
 	// TimestampWarnings).
-	Warnings []Warning
+	Warnings []finding.Problem
 }
 
 // Bytes returns the bytes the plan frees.

@@ -195,12 +195,13 @@ func TestTimestampWarnings(t *testing.T) {
 	)
 	var got []string
 	for _, w := range retention.TimestampWarnings(st, p, now) {
-		got = append(got, fmt.Sprintf("%d:%s", w.BaseOffset, w.Kind))
+		base, _ := retention.WarningBase(w)
+		got = append(got, fmt.Sprintf("%d:%s", base, w.Kind))
 		if w.Detail == "" {
 			t.Error("no detail")
 		}
 	}
-	want := "0:far-past-timestamp 10:mtime-fallback 20:future-timestamp 30:out-of-order"
+	want := "0:far-past-timestamp 10:mtime-fallback 20:future-timestamp 30:timestamp-out-of-order"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("warnings %q, want %q", strings.Join(got, " "), want)
 	}

@@ -51,6 +51,7 @@
 //
 // # Verification and reconstruction
 //
-// Verify cross-checks each entry against the .log (index.SummarizeLog);
-// Rebuild produces what Kafka's recovery writes. See package index.
+// verify.TimeIndex cross-checks each entry against the .log; Rebuild
+// produces what Kafka's recovery writes from its summary. See package
+// index.
 package timeindex

@@ -16,6 +16,7 @@ import (
 	"github.com/segkit/segkit/internal/fuzzseed"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -393,7 +394,7 @@ func FuzzDecodeTimeIndex(f *testing.F) {
 				t.Fatalf("Lookup(%d) = %+v", ts, e)
 			}
 		}
-		_ = timeindex.Verify(x, nil)
+		_ = verify.TimeIndex(x, nil)
 		w, err := timeindex.OpenTimeIndex(fsys, "d.timeindex", base, 120, true)
 		if err != nil {
 			t.Fatal(err)

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -26,7 +28,7 @@ type realSegment struct {
 	base      int64
 	time      []byte
 	offsets   []byte // the sibling .index
-	log       *index.LogSummary
+	log       *verify.LogSummary
 }
 
 func realSegments(tb testing.TB) []realSegment {
@@ -51,7 +53,7 @@ func realSegments(tb testing.TB) []realSegment {
 			tb.Fatal(err)
 		}
 		st, _ := f.Stat()
-		sum, err := index.SummarizeLog(f, st.Size(), stem+".log")
+		sum, err := verify.SummarizeLog(f, st.Size(), stem+".log")
 		f.Close()
 		if err != nil || sum.Err != nil {
 			tb.Fatalf("%s: %v %v", stem, err, sum.Err)
@@ -89,7 +91,7 @@ func TestRealTimeIndexes(t *testing.T) {
 			if got, want := x.AppendAll(nil), decodeAll(s.time, s.base); !equal(got, want) {
 				t.Fatalf("entries %v, want %v", got, want)
 			}
-			for _, p := range timeindex.Verify(x, s.log.Entries) {
+			for _, p := range verify.TimeIndex(x, s.log.Entries) {
 				t.Errorf("%v %s at %d: %s", p.Level, p.Kind, p.Position, p.Detail)
 			}
 			checkTimeLookups(t, x, s.log.Entries)
@@ -116,7 +118,7 @@ func equal(a, b []timeindex.Entry) bool {
 // before the one holding its offset has a timestamp of t or more.
 func checkTimeLookups(t *testing.T, x *timeindex.TimeIndex, entries []index.LogEntrySummary) {
 	t.Helper()
-	loc := index.NewLocator(entries)
+	loc := verify.NewLocator(entries)
 	for _, b := range entries {
 		e := x.Lookup(b.MaxTimestamp)
 		if e.Timestamp > b.MaxTimestamp {
@@ -165,10 +167,10 @@ func TestRealPaddedTimeIndex(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(err), "untrimmed") || !errorsIsCorrupt(err) {
 		t.Fatalf("sanity check: %v", err)
 	}
-	if ps := timeindex.Verify(x, s.log.Entries); len(ps) != 0 {
+	if ps := verify.TimeIndex(x, s.log.Entries); len(ps) != 0 {
 		t.Fatalf("problems %v", ps)
 	}
-	if p := index.PaddingProblem(x.Path(), timeindex.EntrySize, x.Padding(), true); p == nil || p.Level != index.Warning {
+	if p := verify.Padding(x.Path(), timeindex.EntrySize, x.Padding(), true); p == nil || p.Level != finding.Warning {
 		t.Fatalf("padding problem %+v", p)
 	}
 	w := openTime(t, fsys, "x.timeindex", s.base, index.DefaultMaxIndexSize, true)
@@ -264,7 +266,7 @@ func TestRealReconstruction(t *testing.T) {
 		}
 		fsys := vfs.NewMem()
 		writeFile(t, fsys, "rebuilt.timeindex", rebuilt)
-		for _, p := range timeindex.Verify(openTime(t, fsys, "rebuilt.timeindex", s.base, -1, false), s.log.Entries) {
+		for _, p := range verify.TimeIndex(openTime(t, fsys, "rebuilt.timeindex", s.base, -1, false), s.log.Entries) {
 			t.Errorf("%s: rebuilt entry: %v %s: %s", s.rel, p.Level, p.Kind, p.Detail)
 		}
 		real := decodeAll(s.time, s.base)
@@ -279,7 +281,7 @@ func TestRealReconstruction(t *testing.T) {
 		if !ok {
 			t.Errorf("%s: the rebuild differs, and nothing explains it", s.rel)
 		}
-		classes := classify(real, s.offsets, s.base, index.NewLocator(s.log.Entries))
+		classes := classify(real, s.offsets, s.base, verify.NewLocator(s.log.Entries))
 		restartTrace := false
 		for i, c := range classes {
 			if c == "close" && i < len(real)-1 {
@@ -317,7 +319,7 @@ func TestRealReconstruction(t *testing.T) {
 // offset-index entries (its timestamp is the largest up to the end of that
 // append, and its offset is not after it), else "close" (written by
 // LogSegment.close or onBecomeInactiveSegment).
-func classify(real []timeindex.Entry, offsets []byte, base int64, loc *index.Locator) []string {
+func classify(real []timeindex.Entry, offsets []byte, base int64, loc *verify.Locator) []string {
 	out := make([]string, len(real))
 	for i, e := range real {
 		out[i] = "close"

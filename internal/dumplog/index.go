@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -134,7 +136,7 @@ type indexDump struct {
 	// verify runs segviz's cross-check; show prints its findings (always
 	// in JSON, in text with Verify only: Kafka's text has no such lines).
 	verify, show bool
-	sum          *index.LogSummary // the .log, once summarised
+	sum          *verify.LogSummary // the .log, once summarised
 }
 
 // Index dumps the .index, .timeindex or .txnindex file at path of fsys, in
@@ -194,7 +196,7 @@ func (d *indexDump) offsetIndex() error {
 		e := x.Entry(i)
 		d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
 	}, func() error { return d.kafkaOffsetIndex(x) },
-		func(log *index.LogSummary) []index.Problem { return index.VerifyOffsetIndex(x, log.Entries) })
+		func(log *verify.LogSummary) []finding.Problem { return verify.OffsetIndex(x, log.Entries) })
 }
 
 func (d *indexDump) timeIndex() error {
@@ -207,7 +209,7 @@ func (d *indexDump) timeIndex() error {
 		e := x.Entry(i)
 		d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
 	}, func() error { return d.kafkaTimeIndex(x) },
-		func(log *index.LogSummary) []index.Problem { return timeindex.Verify(x, log.Entries) })
+		func(log *verify.LogSummary) []finding.Problem { return verify.TimeIndex(x, log.Entries) })
 }
 
 // entryIndex is the dump of an offset or time index. In JSON: the sanity
@@ -218,7 +220,7 @@ func (d *indexDump) entryIndex(x interface {
 	Padding() index.Padding
 	SanityCheck() error
 	Entries() int
-}, entrySize int, printEntry func(i int), kafka func() error, verify func(*index.LogSummary) []index.Problem) error {
+}, entrySize int, printEntry func(i int), kafka func() error, verify func(*verify.LogSummary) []finding.Problem) error {
 	pad := x.Padding()
 	d.res.Entries = pad.ValidEntries
 	switch {
@@ -265,7 +267,7 @@ func (d *indexDump) txnIndex() error {
 			d.txn(pos, t)
 			d.res.Entries++
 		}
-		d.problems([]index.Problem{{File: d.path, Position: ce.Offset, Kind: index.KindSanity, Level: index.Error, Detail: err.Error()}})
+		d.problems([]finding.Problem{{File: d.path, Position: ce.Offset, Kind: finding.KindSanity, Level: finding.Error, Detail: err.Error()}})
 		if !d.show {
 			d.errorf("Error: %v\n", err)
 		}
@@ -285,7 +287,7 @@ func (d *indexDump) txnIndex() error {
 		}
 	}
 	var entries []index.LogEntrySummary
-	var log *index.LogSummary
+	var log *verify.LogSummary
 	if d.verify {
 		if log, err = d.summarizeLog(); err != nil {
 			return err
@@ -293,7 +295,7 @@ func (d *indexDump) txnIndex() error {
 		entries = log.Entries
 	}
 	// Without the log (entries nil), only what the file shows by itself.
-	d.problems(index.VerifyTxnIndex(x, entries))
+	d.problems(verify.TxnIndex(x, entries))
 	if log != nil {
 		d.summary(log)
 	}
@@ -330,8 +332,8 @@ func (d *indexDump) sanity(err error) {
 
 // padding reports the zero padding of an untrimmed index, if any.
 func (d *indexDump) padding(entrySize int, p index.Padding) {
-	if pp := index.PaddingProblem(d.path, entrySize, p, d.active()); pp != nil {
-		d.problems([]index.Problem{*pp})
+	if pp := verify.Padding(d.path, entrySize, p, d.active()); pp != nil {
+		d.problems([]finding.Problem{*pp})
 	}
 }
 
@@ -378,7 +380,7 @@ func (d *indexDump) openLog() (vfs.File, int64, error) {
 }
 
 // summarizeLog reads the segment's .log, once.
-func (d *indexDump) summarizeLog() (*index.LogSummary, error) {
+func (d *indexDump) summarizeLog() (*verify.LogSummary, error) {
 	if d.sum != nil {
 		return d.sum, nil
 	}
@@ -388,7 +390,7 @@ func (d *indexDump) summarizeLog() (*index.LogSummary, error) {
 	}
 	defer f.Close()
 	logPath := d.logPath()
-	s, err := index.SummarizeLog(f, size, logPath)
+	s, err := verify.SummarizeLog(f, size, logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -399,19 +401,19 @@ func (d *indexDump) summarizeLog() (*index.LogSummary, error) {
 		if errors.As(s.Err, &ce) {
 			pos = ce.Offset
 		}
-		d.problems([]index.Problem{{File: logPath, Position: pos, Kind: KindLogCorrupt, Level: index.Error,
+		d.problems([]finding.Problem{{File: logPath, Position: pos, Kind: KindLogCorrupt, Level: finding.Error,
 			Detail: "the log is corrupt here; index entries past " + strconv.FormatInt(s.ValidEnd, 10) + " cannot be checked: " + s.Err.Error()}})
 	}
 	return s, nil
 }
 
 // problems prints findings and counts them.
-func (d *indexDump) problems(ps []index.Problem) {
+func (d *indexDump) problems(ps []finding.Problem) {
 	for _, p := range ps {
 		switch p.Level {
-		case index.Error:
+		case finding.Error:
 			d.res.Errors++
-		case index.Warning:
+		case finding.Warning:
 			d.res.Warnings++
 		default:
 			d.res.Infos++
@@ -423,13 +425,13 @@ func (d *indexDump) problems(ps []index.Problem) {
 			d.json(ProblemJSON{Type: "problem", File: p.File, Position: p.Position, Kind: p.Kind, Level: p.Level.String(), Detail: p.Detail})
 			continue
 		}
-		label := map[index.Level]string{index.Error: "Error", index.Warning: "Warning", index.Info: "Info"}[p.Level]
+		label := map[finding.Level]string{finding.Error: "Error", finding.Warning: "Warning", finding.Info: "Info"}[p.Level]
 		fmt.Fprintf(d.w, "%s: %s: position %d: %s: %s\n", label, p.File, p.Position, p.Kind, p.Detail)
 	}
 }
 
 // summary closes a verification with its counts (text only).
-func (d *indexDump) summary(log *index.LogSummary) {
+func (d *indexDump) summary(log *verify.LogSummary) {
 	if d.opt.JSON || !d.opt.Verify || d.opt.VerifyOnly {
 		return
 	}

@@ -15,13 +15,14 @@ import (
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
 // segmentFS builds a partition directory p/ holding segment 100 (five
 // ~2 KiB batches, then an ABORT marker of producer 9) with its rebuilt
 // .index and .timeindex and a .txnindex, and an empty later segment 106.
-func segmentFS(t *testing.T) (vfs.FS, *index.LogSummary) {
+func segmentFS(t *testing.T) (vfs.FS, *verify.LogSummary) {
 	t.Helper()
 	var log []byte
 	var w record.Builder
@@ -39,7 +40,7 @@ func segmentFS(t *testing.T) (vfs.FS, *index.LogSummary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := index.SummarizeLog(bytes.NewReader(log), int64(len(log)), "p/00000000000000000100.log")
+	sum, err := verify.SummarizeLog(bytes.NewReader(log), int64(len(log)), "p/00000000000000000100.log")
 	if err != nil || sum.Err != nil {
 		t.Fatal(err, sum.Err)
 	}

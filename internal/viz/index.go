@@ -7,9 +7,11 @@ import (
 	"path"
 	"strconv"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 )
 
 // IndexJSON is a page of one index file's entries, for the plots. Entries
@@ -43,7 +45,7 @@ type IndexJSON struct {
 	LogError    string `json:"logError,omitempty"`
 }
 
-// ProblemJSON is one finding (index.Problem's fields, with the entry's
+// ProblemJSON is one finding (finding.Problem's fields, with the entry's
 // slot when it is about an index entry).
 type ProblemJSON struct {
 	File     string `json:"file"`
@@ -54,7 +56,7 @@ type ProblemJSON struct {
 	Entry    int    `json:"entry"`
 }
 
-func problemJSON(p index.Problem, entrySize int) ProblemJSON {
+func problemJSON(p finding.Problem, entrySize int) ProblemJSON {
 	e := -1
 	if entrySize > 0 {
 		e = int(p.Position / int64(entrySize))
@@ -96,7 +98,7 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 			out.LogError = sum.s.Err.Error()
 		}
 	}
-	inPage := func(pr index.Problem, size int) {
+	inPage := func(pr finding.Problem, size int) {
 		pj := problemJSON(pr, size)
 		if pj.Entry >= from && pj.Entry < out.Next {
 			out.Problems = append(out.Problems, pj)
@@ -128,19 +130,19 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 		}
 		out.Next, out.Done = max(end, from), end >= len(all)
 		if check {
-			for _, pr := range index.VerifyOffsetIndex(x, sum.s.Entries) {
+			for _, pr := range verify.OffsetIndex(x, sum.s.Entries) {
 				inPage(pr, index.EntrySize)
 			}
 		} else {
 			for i := max(from, 1); i < end && i < pad.ValidEntries; i++ {
 				a, b := all[i-1], all[i]
 				if b.Offset <= a.Offset || b.Position < a.Position {
-					out.Problems = append(out.Problems, ProblemJSON{File: out.File, Position: int64(i * index.EntrySize), Kind: index.KindIndexOffsetOrder, Level: "error", Entry: i,
+					out.Problems = append(out.Problems, ProblemJSON{File: out.File, Position: int64(i * index.EntrySize), Kind: finding.KindIndexOffsetOrder, Level: "error", Entry: i,
 						Detail: fmt.Sprintf("entry (offset %d, position %d) follows (offset %d, position %d)", b.Offset, b.Position, a.Offset, a.Position)})
 				}
 			}
 		}
-		if pp := index.PaddingProblem(name, index.EntrySize, pad, active); pp != nil {
+		if pp := verify.Padding(name, index.EntrySize, pad, active); pp != nil {
 			inPage(*pp, index.EntrySize)
 		}
 	case "time":
@@ -168,19 +170,19 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 		}
 		out.Next, out.Done = max(end, from), end >= len(all)
 		if check {
-			for _, pr := range timeindex.Verify(x, sum.s.Entries) {
+			for _, pr := range verify.TimeIndex(x, sum.s.Entries) {
 				inPage(pr, timeindex.EntrySize)
 			}
 		} else {
 			for i := max(from, 1); i < end && i < pad.ValidEntries; i++ {
 				a, b := all[i-1], all[i]
 				if b.Timestamp <= a.Timestamp || b.Offset < a.Offset {
-					out.Problems = append(out.Problems, ProblemJSON{File: out.File, Position: int64(i * timeindex.EntrySize), Kind: index.KindTimeOutOfOrder, Level: "error", Entry: i,
+					out.Problems = append(out.Problems, ProblemJSON{File: out.File, Position: int64(i * timeindex.EntrySize), Kind: finding.KindTimeOutOfOrder, Level: "error", Entry: i,
 						Detail: fmt.Sprintf("entry (timestamp %d, offset %d) follows (timestamp %d, offset %d)", b.Timestamp, b.Offset, a.Timestamp, a.Offset)})
 				}
 			}
 		}
-		if pp := index.PaddingProblem(name, timeindex.EntrySize, pad, active); pp != nil {
+		if pp := verify.Padding(name, timeindex.EntrySize, pad, active); pp != nil {
 			inPage(*pp, timeindex.EntrySize)
 		}
 	case "txn":
@@ -216,7 +218,7 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 		if check {
 			entries = sum.s.Entries
 		}
-		for _, pr := range index.VerifyTxnIndex(x, entries) {
+		for _, pr := range verify.TxnIndex(x, entries) {
 			inPage(pr, index.AbortedTxnSize)
 		}
 	default:
@@ -225,10 +227,10 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 	return out, nil
 }
 
-// logSummary is a cached index.SummarizeLog of one segment.
+// logSummary is a cached verify.SummarizeLog of one segment.
 type logSummary struct {
 	key string
-	s   *index.LogSummary
+	s   *verify.LogSummary
 }
 
 // maxSummaries is how many segment summaries a partition keeps.
@@ -252,7 +254,7 @@ func (s *Session) summary(p *partition, name string, size int64) (*logSummary, e
 		return nil, notFound(err)
 	}
 	defer f.Close()
-	sum, err := index.SummarizeLog(f, size, name)
+	sum, err := verify.SummarizeLog(f, size, name)
 	if err != nil {
 		return nil, err
 	}

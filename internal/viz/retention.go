@@ -146,7 +146,8 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 			Reason: string(b.Reason), Explanation: b.Explanation, DeletedNow: deleted[b.BaseOffset]})
 	}
 	for _, w := range plan.Warnings {
-		out.Warnings = append(out.Warnings, WarningJSON{BaseOffset: w.BaseOffset, Kind: string(w.Kind), Detail: w.Detail})
+		base, _ := retention.WarningBase(w)
+		out.Warnings = append(out.Warnings, WarningJSON{BaseOffset: base, Kind: w.Kind, Detail: w.Detail})
 	}
 	return out, nil
 }

@@ -139,14 +139,14 @@ func (s *Session) Verify(q Params) (*VerifyJSON, error) {
 			out.Truncated = true
 			break
 		}
-		out.Findings = append(out.Findings, finding(pr))
+		out.Findings = append(out.Findings, placeFinding(pr))
 	}
 	return out, nil
 }
 
-// finding places an inspect.Problem: its segment, and the view that shows
+// placeFinding places an inspect.Problem: its segment, and the view that shows
 // the bytes it is about.
-func finding(pr inspect.Problem) FindingJSON {
+func placeFinding(pr inspect.Problem) FindingJSON {
 	name := path.Base(pr.File)
 	f := FindingJSON{ProblemJSON: ProblemJSON{File: name, Position: pr.Position, Kind: pr.Kind, Level: pr.Level.String(), Detail: pr.Detail, Entry: -1},
 		Segment: -1, Target: "partition"}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/demo"
 	"github.com/segkit/segkit/internal/dumplog"
@@ -208,22 +208,22 @@ func TestDamagedScanAndVerify(t *testing.T) {
 		}
 	}
 	for k, target := range map[string]string{
-		inspect.KindLogCRC: "log", inspect.KindLogTornTail: "log", index.KindIndexNotBatchBoundary: "index",
-		index.KindTimeOutOfOrder: "timeindex", index.KindZeroPadding: "index",
+		inspect.KindLogCRC: "log", inspect.KindLogTornTail: "log", finding.KindIndexNotBatchBoundary: "index",
+		finding.KindTimeOutOfOrder: "timeindex", finding.KindZeroPadding: "index",
 	} {
 		f, ok := kinds[k]
 		if !ok {
 			t.Errorf("no %s finding; got %v", k, v.Findings)
 			continue
 		}
-		if f.Target != target && !(k == index.KindZeroPadding && f.Target == "timeindex") {
+		if f.Target != target && !(k == finding.KindZeroPadding && f.Target == "timeindex") {
 			t.Errorf("%s: target %s, want %s", k, f.Target, target)
 		}
 	}
 	if f := kinds[inspect.KindLogCRC]; f.Segment != p.Segments[1].BaseOffset || f.Position <= 0 {
 		t.Errorf("crc finding %+v", f)
 	}
-	if f := kinds[index.KindTimeOutOfOrder]; f.Entry != 3 || f.Segment != 0 {
+	if f := kinds[finding.KindTimeOutOfOrder]; f.Entry != 3 || f.Segment != 0 {
 		t.Errorf("time index finding %+v", f)
 	}
 	if v.OK || v.Errors == 0 || len(v.PerSegment) != 3 {
@@ -365,7 +365,7 @@ func TestIndexEntries(t *testing.T) {
 		t.Errorf("txnindex %+v", txn)
 	}
 	bad := call[IndexJSON](t, s, "index", Params{"dir": demo.Damaged, "base": "0", "kind": "time"})
-	if len(bad.Problems) == 0 || bad.Problems[0].Kind != index.KindTimeOutOfOrder || bad.Problems[0].Entry != 3 {
+	if len(bad.Problems) == 0 || bad.Problems[0].Kind != finding.KindTimeOutOfOrder || bad.Problems[0].Entry != 3 {
 		t.Errorf("damaged time index without the log: %+v", bad.Problems)
 	}
 }

@@ -1,4 +1,4 @@
-package index_test
+package verify_test
 
 import (
 	"bytes"
@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -24,7 +26,7 @@ type batch struct {
 
 // buildLog returns the bytes of a log of batches from offset base, and its
 // summary.
-func buildLog(tb testing.TB, base int64, batches []batch) ([]byte, *index.LogSummary) {
+func buildLog(tb testing.TB, base int64, batches []batch) ([]byte, *verify.LogSummary) {
 	tb.Helper()
 	var b []byte
 	var w record.Builder
@@ -54,7 +56,7 @@ func buildLog(tb testing.TB, base int64, batches []batch) ([]byte, *index.LogSum
 			tb.Fatal(err)
 		}
 	}
-	s, err := index.SummarizeLog(bytes.NewReader(b), int64(len(b)), "x.log")
+	s, err := verify.SummarizeLog(bytes.NewReader(b), int64(len(b)), "x.log")
 	if err != nil || s.Err != nil {
 		tb.Fatal(err, s.Err)
 	}
@@ -82,20 +84,20 @@ func TestSummarizeLog(t *testing.T) {
 	}
 	// A torn tail is not an error; corruption stops the walk.
 	b, _ := buildLog(t, 0, []batch{{records: 1, valueSize: 5}, {records: 1, valueSize: 5}})
-	torn, err := index.SummarizeLog(bytes.NewReader(b[:len(b)-3]), int64(len(b)-3), "x.log")
+	torn, err := verify.SummarizeLog(bytes.NewReader(b[:len(b)-3]), int64(len(b)-3), "x.log")
 	if err != nil || torn.Err != nil || len(torn.Entries) != 1 || torn.ValidEnd != torn.Entries[0].End() {
 		t.Fatalf("torn: %+v %v", torn, err)
 	}
 	bad := slices.Clone(b)
 	bad[30] ^= 1 // first batch's CRC-covered bytes
-	c, err := index.SummarizeLog(bytes.NewReader(bad), int64(len(bad)), "x.log")
+	c, err := verify.SummarizeLog(bytes.NewReader(bad), int64(len(bad)), "x.log")
 	if err != nil || c.Err == nil || len(c.Entries) != 0 {
 		t.Fatalf("corrupt: %+v %v", c, err)
 	}
 }
 
 // kinds returns "level:kind" of each problem.
-func kinds(ps []index.Problem) []string {
+func kinds(ps []finding.Problem) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("%v:%s@%d", p.Level, p.Kind, p.Position))
@@ -117,18 +119,18 @@ func TestVerifyOffsetIndex(t *testing.T) {
 		index []index.Entry
 		want  []string
 	}{
-		{"exact", []index.Entry{{E[2].LastOffset, pos(2)}, {E[5].LastOffset, pos(5)}}, nil},
-		{"multi_batch_append", []index.Entry{{E[4].LastOffset, pos(2)}}, []string{"info:index-multi-batch-append@0"}},
-		{"inside_batch", []index.Entry{{E[3].BaseOffset, pos(3)}}, []string{"info:index-offset-inside-batch@0"}},
-		{"not_boundary", []index.Entry{{E[2].LastOffset, pos(2) + 1}}, []string{"error:index-not-batch-boundary@0"}},
-		{"past_end", []index.Entry{{E[7].LastOffset, int32(s.ValidEnd)}}, []string{"error:index-position-past-end@0"}},
-		{"negative_position", []index.Entry{{E[1].LastOffset, -8}}, []string{"error:index-position-past-end@0"}},
+		{"exact", []index.Entry{{Offset: E[2].LastOffset, Position: pos(2)}, {Offset: E[5].LastOffset, Position: pos(5)}}, nil},
+		{"multi_batch_append", []index.Entry{{Offset: E[4].LastOffset, Position: pos(2)}}, []string{"info:index-multi-batch-append@0"}},
+		{"inside_batch", []index.Entry{{Offset: E[3].BaseOffset, Position: pos(3)}}, []string{"info:index-offset-inside-batch@0"}},
+		{"not_boundary", []index.Entry{{Offset: E[2].LastOffset, Position: pos(2) + 1}}, []string{"error:index-not-batch-boundary@0"}},
+		{"past_end", []index.Entry{{Offset: E[7].LastOffset, Position: int32(s.ValidEnd)}}, []string{"error:index-position-past-end@0"}},
+		{"negative_position", []index.Entry{{Offset: E[1].LastOffset, Position: -8}}, []string{"error:index-position-past-end@0"}},
 		// Offset of batch 1 indexed at batch 3's position: a lookup of
 		// it would start after the batch holding it.
-		{"before_batch", []index.Entry{{E[1].LastOffset, pos(3)}}, []string{"error:index-offset-before-batch@0"}},
-		{"past_log_end", []index.Entry{{E[7].LastOffset + 5, pos(7)}}, []string{"error:index-offset-past-log-end@0"}},
-		{"order", []index.Entry{{E[5].LastOffset, pos(5)}, {E[3].LastOffset, pos(3)}}, []string{"error:index-offset-order@8"}},
-		{"position_order", []index.Entry{{E[3].LastOffset, pos(5)}, {E[6].LastOffset, pos(4)}}, []string{"error:index-offset-before-batch@0", "error:index-offset-order@8", "info:index-multi-batch-append@8"}},
+		{"before_batch", []index.Entry{{Offset: E[1].LastOffset, Position: pos(3)}}, []string{"error:index-offset-before-batch@0"}},
+		{"past_log_end", []index.Entry{{Offset: E[7].LastOffset + 5, Position: pos(7)}}, []string{"error:index-offset-past-log-end@0"}},
+		{"order", []index.Entry{{Offset: E[5].LastOffset, Position: pos(5)}, {Offset: E[3].LastOffset, Position: pos(3)}}, []string{"error:index-offset-order@8"}},
+		{"position_order", []index.Entry{{Offset: E[3].LastOffset, Position: pos(5)}, {Offset: E[6].LastOffset, Position: pos(4)}}, []string{"error:index-offset-before-batch@0", "error:index-offset-order@8", "info:index-multi-batch-append@8"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := vfs.NewMem()
@@ -138,7 +140,7 @@ func TestVerifyOffsetIndex(t *testing.T) {
 			}
 			writeFile(t, fsys, "x.index", raw)
 			x := openOffset(t, fsys, "x.index", 0, -1, false)
-			got := kinds(index.VerifyOffsetIndex(x, s.Entries))
+			got := kinds(verify.OffsetIndex(x, s.Entries))
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("problems %v, want %v", got, tt.want)
 			}
@@ -159,14 +161,14 @@ func TestVerifyIgnoresPadding(t *testing.T) {
 	fsys := vfs.NewMem()
 	writeFile(t, fsys, "x.index", append(slices.Clone(built), make([]byte, 800)...))
 	x := openOffset(t, fsys, "x.index", 0, -1, false)
-	if ps := index.VerifyOffsetIndex(x, s.Entries); len(ps) != 0 {
+	if ps := verify.OffsetIndex(x, s.Entries); len(ps) != 0 {
 		t.Fatalf("problems %v", kinds(ps))
 	}
-	p := index.PaddingProblem(x.Path(), index.EntrySize, x.Padding(), true)
-	if p == nil || p.Kind != index.KindZeroPadding || p.Level != index.Warning || p.Position != int64(len(built)) {
+	p := verify.Padding(x.Path(), index.EntrySize, x.Padding(), true)
+	if p == nil || p.Kind != finding.KindZeroPadding || p.Level != finding.Warning || p.Position != int64(len(built)) {
 		t.Fatalf("padding problem %+v", p)
 	}
-	if index.PaddingProblem(x.Path(), index.EntrySize, index.Padding{Entries: 3, ValidEntries: 3}, true) != nil {
+	if verify.Padding(x.Path(), index.EntrySize, index.Padding{Entries: 3, ValidEntries: 3}, true) != nil {
 		t.Fatal("padding problem without padding")
 	}
 }
@@ -198,7 +200,7 @@ func TestRebuildOffsetIndex(t *testing.T) {
 	// Every rebuilt entry verifies exactly.
 	fsys := vfs.NewMem()
 	writeFile(t, fsys, "x.index", got)
-	if ps := index.VerifyOffsetIndex(openOffset(t, fsys, "x.index", 300, -1, false), s.Entries); len(ps) != 0 {
+	if ps := verify.OffsetIndex(openOffset(t, fsys, "x.index", 300, -1, false), s.Entries); len(ps) != 0 {
 		t.Fatalf("problems %v", kinds(ps))
 	}
 	// Interval 0 indexes every batch but the first.
@@ -235,7 +237,7 @@ func TestVerifyTxnIndex(t *testing.T) {
 			fsys := vfs.NewMem()
 			writeFile(t, fsys, "x.txnindex", append(encodeTxns(tt.txns...), tt.tail...))
 			x := openTxn(t, fsys, "x.txnindex", 0, false)
-			if got := kinds(index.VerifyTxnIndex(x, s.Entries)); !slices.Equal(got, tt.want) {
+			if got := kinds(verify.TxnIndex(x, s.Entries)); !slices.Equal(got, tt.want) {
 				t.Fatalf("problems %v, want %v", got, tt.want)
 			}
 		})
@@ -244,22 +246,7 @@ func TestVerifyTxnIndex(t *testing.T) {
 	fsys := vfs.NewMem()
 	writeFile(t, fsys, "x.txnindex", encodeTxns(index.AbortedTxn{ProducerID: 7, LastOffset: 3}))
 	x := openTxn(t, fsys, "x.txnindex", 10, false)
-	if got := kinds(index.VerifyTxnIndex(x, nil)); !slices.Equal(got, []string{"error:txnindex-offset-before-base@0"}) {
+	if got := kinds(verify.TxnIndex(x, nil)); !slices.Equal(got, []string{"error:txnindex-offset-before-base@0"}) {
 		t.Fatalf("problems %v", got)
-	}
-}
-
-func TestLevel(t *testing.T) {
-	for l, s := range map[index.Level]string{index.Info: "info", index.Warning: "warning", index.Error: "error", 9: "level(9)"} {
-		if l.String() != s {
-			t.Errorf("%d: %q", l, l.String())
-		}
-		if b, _ := l.MarshalText(); string(b) != s {
-			t.Errorf("%d: MarshalText %q", l, b)
-		}
-	}
-	ps := []index.Problem{{Level: index.Info}, {Level: index.Error}, {Level: index.Info}}
-	if index.Count(ps, index.Info) != 2 || index.Count(ps, index.Warning) != 0 {
-		t.Fatal("Count")
 	}
 }
