@@ -268,18 +268,23 @@ func segkitEncodeLog(t testing.TB, w *record.Builder, log []Batch) []byte {
 
 // segkitDecodeLog decodes a whole log with a validating Scanner and
 // SegkitDecodeV2, and checks they agree on the entry boundaries.
-func segkitDecodeLog(raw []byte) ([]Batch, error) {
+func segkitDecodeLog(raw []byte) ([]Batch, error) { return segkitDecodeLogLimit(raw, 0) }
+
+// segkitDecodeLogLimit is segkitDecodeLog with a decompression limit (0:
+// record's default).
+func segkitDecodeLogLimit(raw []byte, limit int) ([]Batch, error) {
+	d := SegkitDecoder{MaxDecompressed: limit}
 	s := record.NewScanner(raw, "log", 0)
-	s.Validate = true
+	s.Validate, s.MaxDecompressed = true, limit
 	var out []Batch
 	for s.Next() {
 		e := s.Entry()
 		var b Batch
 		var err error
 		if e.Magic == 2 {
-			b, _, err = SegkitDecodeV2(e.Raw())
+			b, _, err = d.DecodeV2(e.Raw())
 		} else {
-			b, _, err = SegkitDecodeLegacy(e.Raw())
+			b, _, err = d.DecodeLegacy(e.Raw())
 		}
 		if err != nil {
 			return nil, err

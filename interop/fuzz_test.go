@@ -80,14 +80,13 @@ func FuzzDifferential(f *testing.F) {
 	}
 	// Mutated frames may declare large decompressed sizes, which segkit
 	// allocates up to its limit before failing; keep that small here.
-	defer func(old int) { record.DefaultMaxDecompressed = old }(record.DefaultMaxDecompressed)
-	record.DefaultMaxDecompressed = 4 << 20
+	const limit = 4 << 20
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
 		}
 		fixCRCs(data)
-		seg, err := segkitDecodeLog(data)
+		seg, err := segkitDecodeLogLimit(data, limit)
 		if err != nil || len(seg) == 0 || !onlyV2(seg) {
 			return
 		}

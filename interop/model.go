@@ -193,12 +193,23 @@ func SegkitAppend(w *record.Builder, dst []byte, b *Batch) ([]byte, error) {
 
 // SegkitDecodeV2 decodes the v2 batch at the start of raw with segkit:
 // ReadBatch (CRC), Iterator.Validate, then an Iterator. It returns copies.
-func SegkitDecodeV2(raw []byte) (Batch, []byte, error) {
+func SegkitDecodeV2(raw []byte) (Batch, []byte, error) { return SegkitDecoder{}.DecodeV2(raw) }
+
+// SegkitDecodeLegacy decodes the legacy entry at the start of raw with
+// segkit (ReadLegacyMessage, LegacyIterator). Timestamps of v0 are -1.
+func SegkitDecodeLegacy(raw []byte) (Batch, []byte, error) { return SegkitDecoder{}.DecodeLegacy(raw) }
+
+// SegkitDecoder decodes with segkit's iterators under a decompression
+// limit (a fuzz target keeps it small; 0 means record's default).
+type SegkitDecoder struct{ MaxDecompressed int }
+
+// DecodeV2 is SegkitDecodeV2 under d's limit.
+func (d SegkitDecoder) DecodeV2(raw []byte) (Batch, []byte, error) {
 	bt, rest, err := record.ReadBatch(raw)
 	if err != nil {
 		return Batch{}, raw, err
 	}
-	var it record.Iterator
+	it := record.Iterator{MaxDecompressed: d.MaxDecompressed}
 	if err := it.Validate(&bt); err != nil {
 		return Batch{}, raw, err
 	}
@@ -226,9 +237,8 @@ func SegkitDecodeV2(raw []byte) (Batch, []byte, error) {
 	return out, rest, nil
 }
 
-// SegkitDecodeLegacy decodes the legacy entry at the start of raw with
-// segkit (ReadLegacyMessage, LegacyIterator). Timestamps of v0 are -1.
-func SegkitDecodeLegacy(raw []byte) (Batch, []byte, error) {
+// DecodeLegacy is SegkitDecodeLegacy under d's limit.
+func (d SegkitDecoder) DecodeLegacy(raw []byte) (Batch, []byte, error) {
 	m, rest, err := record.ReadLegacyMessage(raw)
 	if err != nil {
 		return Batch{}, raw, err
@@ -238,7 +248,7 @@ func SegkitDecodeLegacy(raw []byte) (Batch, []byte, error) {
 		LogAppendTime: m.TimestampType() == record.LogAppendTime, MaxTimestamp: m.Timestamp,
 		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
 	}
-	var it record.LegacyIterator
+	it := record.LegacyIterator{MaxDecompressed: d.MaxDecompressed}
 	var r record.Record
 	it.Reset(&m)
 	for it.Next(&r) {

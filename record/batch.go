@@ -294,8 +294,10 @@ func (bt *Batch) checkHeader() error {
 	return nil
 }
 
-// Limits. They are variables so that tests and embedders can shrink them.
-var (
+// Limits. They are constants: a caller that wants a smaller decompression
+// bound sets MaxDecompressed on its Iterator, LegacyIterator, Scanner or
+// ReaderScanner.
+const (
 	// MaxBatchSize bounds the length of one batch or legacy entry that a
 	// decoder accepts: Kafka's largest possible segment (Integer.MAX_VALUE).
 	MaxBatchSize = math.MaxInt32

@@ -35,10 +35,6 @@ import (
 func FuzzReadAPI(f *testing.F) {
 	f.Add(mustBatch(f, 3))
 	f.Add([]byte{})
-	// Scanners validate with the package default: shrink it as the
-	// iterators' own limit is.
-	defer func(v int) { record.DefaultMaxDecompressed = v }(record.DefaultMaxDecompressed)
-	record.DefaultMaxDecompressed = fuzzLimit
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -63,7 +59,7 @@ func readAPI(t *testing.T, in []byte) {
 	validEnd := 0
 	for _, validate := range []bool{false, true} {
 		s := record.NewScanner(in, "", 0)
-		s.Validate = validate
+		s.Validate, s.MaxDecompressed = validate, fuzzLimit
 		prevEnd := int64(0)
 		for s.Next() {
 			e := s.Entry()
@@ -142,7 +138,7 @@ func readAPI(t *testing.T, in []byte) {
 
 	// ReaderScanner over the same bytes, in small chunks.
 	var rs record.ReaderScanner
-	rs.Validate = true
+	rs.Validate, rs.MaxDecompressed = true, fuzzLimit
 	rs.ChunkSize = 97
 	rs.Reset(bytes.NewReader(in), int64(len(in)), "", 0)
 	k := 0

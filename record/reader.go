@@ -22,6 +22,9 @@ const DefaultChunkSize = 1 << 20
 type ReaderScanner struct {
 	// Validate checks every record, as Scanner.Validate.
 	Validate bool
+	// MaxDecompressed bounds the decompressed size of an entry's records
+	// while Validate checks them; 0 means DefaultMaxDecompressed.
+	MaxDecompressed int
 	// ChunkSize is the read size; 0 means DefaultChunkSize.
 	ChunkSize int
 
@@ -83,7 +86,7 @@ func (rs *ReaderScanner) fill(need int) bool {
 	rs.atEOF = rs.bufPos+int64(len(rs.buf)) >= rs.size
 	v := rs.s.Validate
 	rs.s.Reset(rs.buf, rs.path, rs.bufPos)
-	rs.s.Validate = v
+	rs.s.Validate, rs.s.MaxDecompressed = v, rs.MaxDecompressed
 	return true
 }
 
@@ -92,7 +95,7 @@ func (rs *ReaderScanner) Next() bool {
 	if rs.err != nil {
 		return false
 	}
-	rs.s.Validate = rs.Validate
+	rs.s.Validate, rs.s.MaxDecompressed = rs.Validate, rs.MaxDecompressed
 	for {
 		if rs.s.Next() {
 			return true

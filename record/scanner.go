@@ -108,6 +108,9 @@ type Scanner struct {
 	// Validate checks every record of each entry (Iterator.Validate,
 	// LegacyIterator) in addition to the header and CRC.
 	Validate bool
+	// MaxDecompressed bounds the decompressed size of an entry's records
+	// while Validate checks them; 0 means DefaultMaxDecompressed.
+	MaxDecompressed int
 
 	buf   []byte
 	pos   int
@@ -126,7 +129,8 @@ func NewScanner(b []byte, path string, base int64) *Scanner {
 	return s
 }
 
-// Reset makes s scan b from its start, keeping its buffers and Validate.
+// Reset makes s scan b from its start, keeping its buffers, Validate and
+// MaxDecompressed.
 func (s *Scanner) Reset(b []byte, path string, base int64) {
 	s.buf, s.Path, s.Base = b, path, base
 	s.pos, s.err, s.tail = 0, nil, TailNone
@@ -170,12 +174,14 @@ func (s *Scanner) Next() bool {
 		e.Legacy = LegacyMessage{}
 		e.Batch, rest, err = ReadBatch(b)
 		if err == nil && s.Validate {
+			s.it.MaxDecompressed = s.MaxDecompressed
 			err = s.it.Validate(&e.Batch)
 		}
 	case MagicV0, MagicV1:
 		e.Batch = Batch{}
 		e.Legacy, rest, err = ReadLegacyMessage(b)
 		if err == nil && s.Validate {
+			s.lit.MaxDecompressed = s.MaxDecompressed
 			err = s.validateLegacy(&e.Legacy)
 		}
 	default:

@@ -31,19 +31,37 @@ type SimConfig struct {
 	// fake clock, and the Cleaner, instead of the model (Policy.Plan over
 	// a LogState, with the engine's roll rule). The engine holds every
 	// byte in memory: it refuses runs whose worst-case disk use passes
-	// MaxEngineBytes.
+	// Limits.MaxEngineBytes (default DefaultMaxEngineBytes, 256 MiB).
 	Engine bool
+	// Limits bound the run; a zero field means its default.
+	Limits SimLimits
 }
 
-// Limits of Simulate.
-var (
+// SimLimits bound a simulation. A zero field means the Default constant
+// of the same name.
+type SimLimits struct {
 	// MaxEngineBytes bounds the worst-case disk use of an engine run.
-	MaxEngineBytes int64 = 256 << 20
-	// MaxSimBatches bounds the batches of a run (model or engine).
-	MaxSimBatches int64 = 50_000_000
+	MaxEngineBytes int64
+	// MaxBatches bounds the batches of a run (model or engine).
+	MaxBatches int64
 	// MaxEngineBatches bounds the batches of an engine run.
-	MaxEngineBatches int64 = 500_000
+	MaxEngineBatches int64
+}
+
+// Defaults of SimLimits.
+const (
+	DefaultMaxEngineBytes   = 256 << 20
+	DefaultMaxBatches       = 50_000_000
+	DefaultMaxEngineBatches = 500_000
 )
+
+// orDefault returns v, or def when v is 0.
+func orDefault(v, def int64) int64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
 
 // ErrSimTooLarge is returned for a simulation past the limits above.
 var ErrSimTooLarge = errors.New("retention: simulation too large")
@@ -131,8 +149,11 @@ func Simulate(c SimConfig) (Timeline, error) {
 	}
 	s := &sim{cfg: c, p: p, bb: int64(bb), dt: c.Traffic.batchIntervalMs(), first: map[int64]int64{}}
 	s.tl = Timeline{Config: c, Policy: p, Engine: "model"}
+	maxBatches := orDefault(c.Limits.MaxBatches, DefaultMaxBatches)
+	maxEngineBatches := orDefault(c.Limits.MaxEngineBatches, DefaultMaxEngineBatches)
+	maxEngineBytes := orDefault(c.Limits.MaxEngineBytes, DefaultMaxEngineBytes)
 	if !math.IsInf(s.dt, 1) {
-		if n := float64(c.Duration) / s.dt; n > float64(MaxSimBatches) || (c.Engine && n > float64(MaxEngineBatches)) {
+		if n := float64(c.Duration) / s.dt; n > float64(maxBatches) || (c.Engine && n > float64(maxEngineBatches)) {
 			return Timeline{}, fmt.Errorf("%w: %.0f batches (put more records in each batch, or simulate less time)", ErrSimTooLarge, n)
 		}
 	}
@@ -142,8 +163,8 @@ func Simulate(c SimConfig) (Timeline, error) {
 		if err != nil {
 			return Timeline{}, err
 		}
-		if w.DiskBytes < 0 || w.DiskBytes > MaxEngineBytes {
-			return Timeline{}, fmt.Errorf("%w: the engine would hold up to %d bytes in memory (limit %d); use the model", ErrSimTooLarge, w.DiskBytes, MaxEngineBytes)
+		if w.DiskBytes < 0 || w.DiskBytes > maxEngineBytes {
+			return Timeline{}, fmt.Errorf("%w: the engine would hold up to %d bytes in memory (limit %d); use the model", ErrSimTooLarge, w.DiskBytes, maxEngineBytes)
 		}
 		err = s.runEngine()
 		return s.tl, err
