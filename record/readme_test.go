@@ -30,33 +30,13 @@ func printPartition(dir string) error {
 		return err
 	}
 	defer l.Close()
-	var it record.EntryIterator // every magic: v2 batches and legacy v0/v1 messages
-	var r record.Record
-	for next := l.LogStartOffset(); next < l.LogEndOffset(); {
-		res, err := l.Read(next, 1<<20, nil, log.ReadOptions{})
+	// Every record from the log start offset on, of every magic: v2
+	// batches and the legacy v0/v1 messages old segments still hold.
+	for r, err := range l.Records(l.LogStartOffset()) {
 		if err != nil {
-			return err
+			return err // corruption, or records that do not decode
 		}
-		if len(res.Records) == 0 {
-			break
-		}
-		s := record.NewScanner(res.Records, "", 0)
-		for s.Next() {
-			e := s.Entry()
-			it.Reset(e)
-			for it.Next(&r) {
-				if r.Offset >= next { // the first entry may begin below next
-					fmt.Println(r.Offset, r.Timestamp, string(r.Key), string(r.Value))
-				}
-			}
-			if err := it.Err(); err != nil {
-				return err
-			}
-			next = e.LastOffset() + 1
-		}
-		if err := s.Err(); err != nil {
-			return err
-		}
+		fmt.Println(r.Offset, r.Timestamp, string(r.Key), string(r.Value))
 	}
 	return nil
 }
