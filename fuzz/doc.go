@@ -1,7 +1,7 @@
 // Package fuzz holds segkit's cross-package fuzz targets. It has no API: the
 // targets and their harness are in the package's test files, and the
-// campaign runner is the command fuzz/campaign. The README's Fuzzing
-// section says how to run them and what each checks; this comment is the
+// campaign runner is the command fuzz/campaign. docs/fuzzing.md
+// says how to run them and what each checks; this comment is the
 // specification of the input encodings, which the committed corpora depend
 // on. Keep old inputs meaningful: give new meanings to reserved bits or new
 // values only.

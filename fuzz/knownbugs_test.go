@@ -16,6 +16,6 @@ var (
 func workaround(n int) bool { return !*strict && *knownBug != n }
 
 // workaround is unused while no engine bug is open: the ones fixed so far
-// (1-14) keep their reproducers as regress-bugN-* seeds, and the README's
-// Fuzzing section lists them.
+// (1-14) keep their reproducers as regress-bugN-* seeds under the
+// packages' testdata/fuzz.
 var _ = workaround

@@ -1281,7 +1281,7 @@ func (h *harness) checkFiles(full bool) {
 // (like Kafka's rebuildProducerState) starts at the log start offset, so
 // they legitimately differ whenever batches lie below it, and the model
 // does not track producer state well enough to tell the remaining cases
-// apart (README, Fuzzing, "Not covered"). The leader-epoch checkpoint is
+// apart (docs/fuzzing.md, "Not covered"). The leader-epoch checkpoint is
 // checked, except when batches lie below the log start offset (the
 // engine's epoch cache is truncated from the start there, as Kafka's is).
 var replayKinds = map[string]bool{

@@ -21,7 +21,7 @@ var (
 // TestLogOpsStats replays the FuzzLogOps corpus (testdata/fuzz/FuzzLogOps,
 // and with -fuzzcache the entries campaigns added under $GOCACHE/fuzz) and
 // prints how many operations an input executes on average, by kind, and
-// the time per input: the figures the README's Fuzzing section reports.
+// the time per input: the figures it prints (docs/fuzzing.md gives the command).
 //
 //	go test ./fuzz -run TestLogOpsStats -fuzzstats -fuzzcache -v
 func TestLogOpsStats(t *testing.T) {

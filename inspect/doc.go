@@ -14,7 +14,7 @@
 //
 // Verify reads every file of a partition directory once, read-only,
 // and reports Problems, each with a file, a byte position, a stable kind
-// name and a level (the README's "Problem kinds" lists the kinds). The .log walk checks
+// name and a level (docs/problems.md lists the kinds). The .log walk checks
 // every entry and record, and resumes after damage: FindEntry looks for the
 // next position where an entry with a plausible header and a verifying
 // checksum starts. That is how damage is told from a torn tail (bad bytes

@@ -489,7 +489,7 @@ var expectedDifferences = []expectedDifference{{
 	kafka: "LogSegment.recover appends an index entry every index.interval.bytes; once an index " +
 		"holds segment.index.bytes, the append throws IllegalArgumentException(\"Attempt to append " +
 		"to a full [time] index\") and the log does not load",
-	segkit: "a full index stays sparser (README, engine bug 14): the log loads and nothing is cut",
+	segkit: "a full index stays sparser (the README's differences table; seed regress-bug14-recovery-index-full): the log loads and nothing is cut",
 	matches: func(c recoveryCase, k kafkaResult, s outcome, serr error, orig outcome) bool {
 		return c.kind == "index-full" && strings.Contains(k.Error, "Attempt to append to a full") && serr == nil && cmp.Equal(s, orig)
 	},
@@ -498,7 +498,7 @@ var expectedDifferences = []expectedDifference{{
 	kafka: "the batch CRC does not cover baseOffset, and LogSegment.recover checks only the CRC and " +
 		"that the last offset fits the segment (ensureOffsetInRange): a batch whose baseOffset was " +
 		"damaged is kept, and served with offsets out of order",
-	segkit: "the entry whose offsets do not follow its neighbours' is damage (README, Crash safety): " +
+	segkit: "the entry whose offsets do not follow its neighbours' is damage (docs/crash-safety.md): " +
 		"recovery cuts the segment there and deletes every later segment",
 	matches: func(c recoveryCase, k kafkaResult, s outcome, serr error, orig outcome) bool {
 		return c.field == "baseOffset" && k.Error == "" && serr == nil &&

@@ -6,7 +6,7 @@
 // several files, producer .snapshot files included, with the findings the
 // tool prints on standard error after the last file. Log and Index also
 // print JSON lines whose field names are a stable interface (documented in
-// the README).
+// docs/cli.md).
 //
 // It is the engine behind `segviz dump`, kept out of cmd/ so that fuzz
 // targets and the WASM bridge can use it too. oracle/dump_test.go compares

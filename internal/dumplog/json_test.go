@@ -18,7 +18,7 @@ import (
 	"github.com/segkit/segkit/record"
 )
 
-// The JSON contract of the README's "segviz dump --json" table: the fields
+// The JSON contract of docs/cli.md's "segviz dump --json" table: the fields
 // of each line type, every one of them present.
 var (
 	batchFields = []string{"type", "file", "position", "baseOffset", "lastOffset", "count", "magic", "compression",
