@@ -248,4 +248,3 @@ func checkJSONLines(t testing.TB, out io.Reader, types map[string]any) map[strin
 	}
 	return counts
 }
-
