@@ -19,10 +19,11 @@ import (
 // producer snapshots and the leader-epoch-checkpoint.
 
 // readSnapshots decodes every producer snapshot of p; the ones that decode
-// are compared with the replayed state as the log is read.
-func (v *verifier) readSnapshots(p *partition) error {
+// are compared with the replayed state as the log is read. clean says
+// whether the log directory has a clean-shutdown marker.
+func (v *verifier) readSnapshots(p *partition, clean bool) error {
 	kept := p.snaps[:0]
-	for _, off := range p.snaps {
+	for i, off := range p.snaps {
 		file := path.Join(p.dir, producer.SnapshotFileName(off))
 		entries, err := producer.ReadSnapshot(v.fsys, p.dir, off)
 		if err != nil {
@@ -34,7 +35,15 @@ func (v *verifier) readSnapshots(p *partition) error {
 			if errors.Is(err, format.ErrCRC) {
 				kind = KindSnapshotCRC
 			}
-			p.add(file, ce.Offset, kind, Error, "%s; Kafka deletes it and rebuilds the producer state from an older snapshot or the log", describe(err))
+			// The newest snapshot of a log without a clean shutdown may be
+			// the one a writer was writing when it was killed (Kafka, like
+			// segkit, writes it in place): a crash artefact, as a torn tail
+			// is, that the load repairs without loss.
+			level, note := Error, ""
+			if !clean && i == len(p.snaps)-1 {
+				level, note = Warning, " (the newest snapshot after an unclean shutdown: a crash while it was written leaves it so)"
+			}
+			p.add(file, ce.Offset, kind, level, "%s; Kafka deletes it and rebuilds the producer state from an older snapshot or the log%s", describe(err), note)
 			continue
 		}
 		p.snapEntries[off] = entries

@@ -356,7 +356,7 @@ func (v *verifier) partition(p *partition) error {
 
 	epochs, epochLines, epochFile := v.readEpochs(p)
 	v.partitionMetadata(p)
-	if err := v.readSnapshots(p); err != nil {
+	if err := v.readSnapshots(p, ld.clean); err != nil {
 		return err
 	}
 	if len(p.segs) == 0 {
