@@ -11,4 +11,11 @@
 // google-chrome on PATH. Without it the tests skip, unless CI=true, where
 // they fail. SEGVIZ_E2E_BIG=256 also measures the time to first render of
 // a generated 256 MiB partition.
+//
+// TestKill9 (a kill -9 campaign over segviz append and recover --in-place)
+// and TestAppendPeakRSS need the segviz binary only, not a browser:
+// SEGVIZ_KILL9_RUNS sets the runs per scenario (10), SEGVIZ_KILL9_SEED
+// replays a failing campaign, SEGVIZ_APPEND_RSS_MIB=1024 measures append's
+// peak RSS on a 1 GiB input, and SEGVIZ_BIN tests another segviz binary
+// (an older build, to show a bug).
 package e2e

@@ -36,7 +36,9 @@
 // Recover runs the log engine's recovery on every segment of a partition
 // (ignoring the clean-shutdown marker and the recovery point) and reports
 // what it cut and why, with what a salvage could still read from the cut
-// bytes. ParseRecords and Append build partitions from JSON lines.
+// bytes. AppendFrom streams JSON lines (a RecordReader) into a partition,
+// in memory bounded by one batch; ParseRecords and Append do it for input
+// held in memory.
 //
 // # Concurrency
 //

@@ -105,9 +105,13 @@ if [ -z "${SKIP_FUZZ:-}" ]; then
 fi
 
 if [ -z "${SKIP_E2E:-}" ] && [ -d e2e ]; then
+  # The kill -9 campaign (30 runs over append and recover --in-place) and
+  # append's peak-RSS bound need the segviz binary, not a browser.
+  step "kill -9 campaign and append's memory bound (e2e module)"
+  (cd e2e && go vet ./... && go test -count=1 -run 'TestKill9|TestAppendPeakRSS' ./...)
   if need chromium "the browser tests"; then
     step "browser end-to-end tests (e2e module, headless Chromium)"
-    (cd e2e && go vet ./... && go test -count=1 ./...)
+    (cd e2e && go test -count=1 -skip 'TestKill9|TestAppendPeakRSS' ./...)
   fi
 fi
 

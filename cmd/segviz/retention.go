@@ -284,7 +284,7 @@ func retentionDir(dir string, cfg config.Config, broker config.Broker, o retenti
 			return exitFailure
 		}
 		for _, w := range plan.Warnings {
-			fmt.Fprintf(stderr, "segviz retention: warning: %s\n", w)
+			fmt.Fprintf(stderr, "segviz retention: %s\n", w)
 		}
 		return exitOK
 	}

@@ -298,7 +298,7 @@ func TestRetentionCommandWarnings(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	code, _, errs := runSegviz("retention", "--now", fmt.Sprint(now), "--json", dir)
-	if code != exitOK || !strings.Contains(errs, "warning: segment 0: far-past-timestamp") {
+	if code != exitOK || !strings.Contains(errs, "retention: warning 00000000000000000000.log: far-past-timestamp") {
 		t.Fatalf("json: exit %d, %s", code, errs)
 	}
 }

@@ -44,8 +44,8 @@ directory — in one pass, without writing a byte to it:
 The report lists one line per segment, then each problem as
 "level file:position: kind: detail", where position is the byte the
 problem is at (the start of the bad batch, index entry or checkpoint
-line). Kinds are stable names, each documented in docs/problems.md
-(finding.Kinds). Levels: error (data is wrong or would be lost or misplaced),
+line). Kinds are stable names, each documented under "Problem kinds" in
+docs/problems.md (finding.Kinds). Levels: error (data is wrong or would be lost or misplaced),
 warning (a state to know about: an untrimmed or missing index of the
 active segment, a torn tail recovery will cut, timestamps retention will
 act on), info (facts, such as a follower's multi-batch index entries). Progress goes to stderr
