@@ -3,15 +3,22 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
+	"os"
 	"path"
 	"slices"
 	"sort"
+	"strings"
+	"time"
 
+	"github.com/segkit/segkit/index"
 	kafkalog "github.com/segkit/segkit/log"
 	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -53,6 +60,13 @@ type RecoverReport struct {
 	// Problems lists what the engine could not trust but loaded anyway
 	// (a bad checkpoint or snapshot).
 	Problems []string `json:"problems"`
+	// Findings lists what Recover found about the partition's files
+	// before recovery (ListPartition): each symbolic link it followed
+	// (KindSymlink), and each index larger than Kafka could have written
+	// (KindIndexTooLarge), which it removed unread for recovery to
+	// rebuild. segviz recover --out puts first those of the copy it made
+	// (CopyPartitionFiles), which name the source's files.
+	Findings []Problem `json:"findings"`
 	// Changed reports that recovery truncated or deleted something.
 	Changed bool `json:"changed"`
 }
@@ -115,6 +129,14 @@ type scannedEntry struct {
 // Before recovery, every .log is read past damage, so that the report can
 // say which valid entries the truncation drops.
 //
+// The directory is listed as ListPartition lists it: symbolic links are
+// followed (the engine reads and truncates through them, as Kafka does),
+// an index larger than Kafka could have written is removed unread (the
+// engine would scan it whole; recovery rebuilds it), both reported in
+// Findings; a special file segkit reads (a FIFO named like a segment, a
+// dangling link) makes Recover fail before it writes anything, with an
+// error matching vfs.ErrNotRegular.
+//
 // dir must be a partition directory (CheckPartitionDir); Recover holds its
 // lock (log.LockPartition) throughout, and fails with a *log.LockError if a
 // broker or another writer holds the log directory. Unlike a writer's
@@ -122,7 +144,7 @@ type scannedEntry struct {
 // repair.
 func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error) {
 	dir = path.Clean(dir)
-	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Replaced: []string{}, Problems: []string{}}
+	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Replaced: []string{}, Problems: []string{}, Findings: []Problem{}}
 	if err := CheckPartitionDir(fsys, dir); err != nil {
 		return rep, err
 	}
@@ -136,7 +158,11 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 		return rep, err
 	}
 	defer lk.Close()
-	scans, swapScans, before, err := prescan(fsys, dir)
+	entries, err := ListPartition(fsys, dir)
+	if err != nil {
+		return rep, err
+	}
+	scans, swapScans, before, err := prescan(fsys, dir, entries)
 	if err != nil {
 		return rep, err
 	}
@@ -162,6 +188,26 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 	if m, err := checkpoint.ReadOffsets(fsys, rpPath); err == nil {
 		if rp, ok := m[tp]; ok {
 			rep.RecoveryPoint = rp
+		}
+	}
+
+	// An index larger than Kafka could have written is not read: the
+	// engine would scan it whole (a sparse 1 TiB one for hours). Recovery
+	// rebuilds every index anyway, as Kafka's does one it finds corrupt,
+	// so it goes first. A .deleted or .cleaned one the engine deletes
+	// unread.
+	var remove []string
+	rep.Findings = entryFindings(dir, entries, func(e PartitionEntry) string {
+		_, ext, _ := segment.ParseFileName(e.Name())
+		if _, tmp := splitTempSuffix(ext); tmp == segment.DeletedSuffix || tmp == segment.CleanedSuffix {
+			return "not read: Kafka's load deletes it"
+		}
+		remove = append(remove, e.Name())
+		return "not read: removed, and rebuilt by the recovery"
+	})
+	for _, name := range remove {
+		if err := fsys.Remove(path.Join(dir, name)); err != nil {
+			return rep, err
 		}
 	}
 
@@ -274,21 +320,17 @@ type segmentScan struct {
 	entries []scannedEntry
 }
 
-// prescan reads every .log and .log.swap of dir past damage, and returns
-// what each holds and the offset after the last valid entry of the
-// partition (of its .log files).
-func prescan(fsys vfs.FS, dir string) (logs, swaps map[int64]*segmentScan, next int64, err error) {
-	infos, err := vfs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, nil, 0, err
-	}
+// prescan reads every .log and .log.swap of dir (entries, from
+// ListPartition) past damage, and returns what each holds and the offset
+// after the last valid entry of the partition (of its .log files).
+func prescan(fsys vfs.FS, dir string, entries []PartitionEntry) (logs, swaps map[int64]*segmentScan, next int64, err error) {
 	out := map[int64]*segmentScan{}
 	swaps = map[int64]*segmentScan{}
 	var bases []int64
 	var w walker
 	var lit record.LegacyIterator
 	var rec record.Record
-	for _, fi := range infos {
+	for _, fi := range entries {
 		base, ext, err := segment.ParseFileName(fi.Name())
 		swap := ext == segment.LogSuffix+segment.SwapSuffix
 		if err != nil || ext != segment.LogSuffix && !swap || fi.IsDir() {
@@ -332,4 +374,203 @@ func prescan(fsys vfs.FS, dir string) (logs, swaps map[int64]*segmentScan, next 
 		next = max(next, bases[len(bases)-1])
 	}
 	return out, swaps, next, nil
+}
+
+// PartitionEntry is an entry of a partition directory as Recover, Salvage
+// and CopyPartitionFiles see it (ListPartition).
+type PartitionEntry struct {
+	// FileInfo describes the entry under its own name: for a symbolic
+	// link, the file it points to (vfs.ReadDirFollow, vfs.Followed).
+	fs.FileInfo
+	// TooLarge, for an index larger than Kafka could have written beside
+	// its segment's .log, says by how much and why (KindIndexTooLarge);
+	// "" otherwise. Such an index is neither read nor copied: recovery
+	// rebuilds it, and so does a salvage's output.
+	TooLarge string
+}
+
+// ListPartition lists the partition directory dir, sorted by name, with
+// symbolic links followed (vfs.ReadDirFollow): segkit reads, sizes and
+// copies a linked file as the file it points to, as Kafka does. It marks
+// the indexes (.index, .timeindex, .txnindex, temporary suffixes
+// included) larger than Kafka could have written (TooLarge): a sparse
+// 1 TiB .timeindex costs nothing on disk, and must not cost a full read
+// or a dense copy.
+//
+// It fails with an error matching vfs.ErrNotRegular and naming the file
+// when a file segkit reads — a segment's .log, index or snapshot,
+// temporary suffixes included, leader-epoch-checkpoint or
+// partition.metadata — is neither a regular file nor a directory: a FIFO
+// (whose open blocks until a writer comes), a device, a socket, or a
+// symbolic link to nothing. Verify refuses the same files. Other entries
+// are listed as they are; subdirectories are left to the caller.
+func ListPartition(fsys vfs.FS, dir string) ([]PartitionEntry, error) {
+	infos, err := vfs.ReadDirFollow(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	logSizes := map[string]int64{} // ".log" or ".log.swap" + base -> size
+	active := int64(-1)            // base of the last .log
+	for _, fi := range infos {
+		base, ext, err := segment.ParseFileName(fi.Name())
+		if err != nil || fi.IsDir() {
+			continue
+		}
+		if ext == segment.LogSuffix || ext == segment.LogSuffix+segment.SwapSuffix {
+			logSizes[segment.FileName(base, ext)] = fi.Size()
+		}
+		if ext == segment.LogSuffix {
+			active = max(active, base)
+		}
+	}
+	out := make([]PartitionEntry, 0, len(infos))
+	for _, fi := range infos {
+		e := PartitionEntry{FileInfo: fi}
+		if fi.IsDir() || !readByInspect(fi.Name()) {
+			out = append(out, e)
+			continue
+		}
+		if err := vfs.CheckRegular(path.Join(dir, fi.Name()), fi); err != nil {
+			return nil, err
+		}
+		if base, ext, err := segment.ParseFileName(fi.Name()); err == nil {
+			kind, tmp := splitTempSuffix(ext)
+			if size := indexEntrySize(kind); size > 0 {
+				logName := segment.FileName(base, segment.LogSuffix)
+				if tmp == segment.SwapSuffix {
+					logName += segment.SwapSuffix
+				}
+				e.TooLarge = indexTooLarge(fi.Size(), logSizes[logName], size, base == active)
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// readByInspect reports whether a partition directory's file of that name
+// is one segkit (or the log engine it runs) reads.
+func readByInspect(name string) bool {
+	if _, _, err := segment.ParseFileName(name); err == nil {
+		return true
+	}
+	return name == checkpoint.LeaderEpochFile || name == checkpoint.PartitionMetadataFile
+}
+
+// splitTempSuffix splits a segment file extension into its kind (".log",
+// ".index", ...) and its temporary suffix (".swap", ".cleaned",
+// ".deleted", or "").
+func splitTempSuffix(ext string) (kind, tmp string) {
+	for _, t := range []string{segment.DeletedSuffix, segment.CleanedSuffix, segment.SwapSuffix} {
+		if k, ok := strings.CutSuffix(ext, t); ok {
+			return k, t
+		}
+	}
+	return ext, ""
+}
+
+// indexEntrySize returns the size of one entry of an index of that kind,
+// or 0 if kind is not an index. A .txnindex has one entry per aborted
+// transaction, not per batch, so the bound indexTooLarge derives from its
+// .log is generous for it.
+func indexEntrySize(kind string) int {
+	switch kind {
+	case segment.IndexSuffix:
+		return index.EntrySize
+	case segment.TimeIndexSuffix:
+		return timeindex.EntrySize
+	case segment.TxnIndexSuffix:
+		return index.AbortedTxnSize
+	}
+	return 0
+}
+
+// Details of the findings about a partition's entries, shared by Recover,
+// Salvage and CopyPartitionFiles.
+const (
+	// linkDetail is Verify's wording (inspect/verify.go), with the copy.
+	linkDetail = "a symbolic link; read and copied as the %d-byte file it points to, as Kafka would"
+	// Sizes above 2 GiB are errors, as Verify has them; the others
+	// warnings.
+	tooLargeErrorBytes = math.MaxInt32
+)
+
+// entryFindings returns the findings about entries of dir, in their
+// order: a KindSymlink (info) for each followed link, and a
+// KindIndexTooLarge for each index too large, whose detail ends with
+// done(e), what is done instead of reading it.
+func entryFindings(dir string, entries []PartitionEntry, done func(PartitionEntry) string) []Problem {
+	out := []Problem{}
+	for _, e := range entries {
+		name := path.Join(dir, e.Name())
+		if vfs.Followed(e.FileInfo) && !e.IsDir() {
+			out = append(out, Problem{File: name, Position: -1, Kind: KindSymlink, Level: Info, Detail: fmt.Sprintf(linkDetail, e.Size())})
+		}
+		if e.TooLarge != "" {
+			level := Warning
+			if e.Size() > tooLargeErrorBytes {
+				level = Error
+			}
+			out = append(out, Problem{File: name, Position: -1, Kind: KindIndexTooLarge, Level: level, Detail: e.TooLarge + "; " + done(e)})
+		}
+	}
+	return out
+}
+
+// CopyPartitionFiles copies the files of the partition directory src
+// (ListPartition) into the directory dst, created if needed, keeping their
+// modification times, and syncs dst. A symbolic link is copied as the file
+// it points to; an index larger than Kafka could have written is not
+// copied (recovering the copy rebuilds it); subdirectories, and special
+// files of names segkit does not read, are left out. It returns the
+// findings about what it followed and left out (KindSymlink,
+// KindIndexTooLarge), naming src's files, and fails as ListPartition does
+// for a special file segkit reads, before copying anything.
+func CopyPartitionFiles(fsys vfs.FS, src, dst string) ([]Problem, error) {
+	src, dst = path.Clean(src), path.Clean(dst)
+	entries, err := ListPartition(fsys, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := fsys.MkdirAll(dst, 0o755); err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !e.Mode().IsRegular() || e.TooLarge != "" {
+			continue
+		}
+		if err := copyFile(fsys, path.Join(src, e.Name()), path.Join(dst, e.Name()), e.ModTime()); err != nil {
+			return nil, err
+		}
+	}
+	if err := vfs.SyncDir(fsys, dst); err != nil {
+		return nil, err
+	}
+	return entryFindings(src, entries, func(PartitionEntry) string { return "not copied: recovering the copy rebuilds it" }), nil
+}
+
+// copyFile copies the regular file from to a new file to, durably, and
+// gives it the modification time mtime.
+func copyFile(fsys vfs.FS, from, to string, mtime time.Time) error {
+	in, err := fsys.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := fsys.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return fsys.Chtimes(to, mtime, mtime)
 }

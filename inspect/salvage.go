@@ -61,6 +61,12 @@ type SalvageReport struct {
 	// first segment's base offset when nothing was kept).
 	FirstOffset int64 `json:"firstOffset"`
 	NextOffset  int64 `json:"nextOffset"`
+	// Findings lists what Salvage found about the input's files
+	// (ListPartition): each symbolic link it followed (KindSymlink), and
+	// each index larger than Kafka could have written (KindIndexTooLarge),
+	// which it did not read: it reads no index, and builds the output's
+	// from the entries it keeps.
+	Findings []Problem `json:"findings"`
 }
 
 // SalvageFile describes one input .log.
@@ -128,22 +134,31 @@ func (r OffsetRange) String() string {
 // marker. partition.metadata is copied when it is valid; the leader epoch
 // checkpoint and producer state are rebuilt from the entries kept.
 //
+// The input is listed as ListPartition lists it: a symbolic link is read
+// as the file it points to, an index too large is not read (Salvage reads
+// no index), both reported in Findings; a special file segkit reads (a
+// FIFO named like a segment) stops the salvage before it writes anything.
+//
 // The error is for what stops the salvage: an input that cannot be read,
 // an output that cannot be written, or ErrOutputExists.
 func Salvage(in vfs.FS, dir string, out vfs.FS, outDir string, opt SalvageOptions) (SalvageReport, error) {
 	dir, outDir = path.Clean(dir), path.Clean(outDir)
-	rep := SalvageReport{Dir: dir, OutDir: outDir, Files: []SalvageFile{}, Dropped: []DroppedEntry{}, MissingOffsets: []OffsetRange{}, FirstOffset: -1}
-	infos, err := vfs.ReadDir(in, dir)
+	rep := SalvageReport{Dir: dir, OutDir: outDir, Files: []SalvageFile{}, Dropped: []DroppedEntry{}, MissingOffsets: []OffsetRange{}, FirstOffset: -1, Findings: []Problem{}}
+	entries, err := ListPartition(in, dir)
 	if err != nil {
 		return rep, err
 	}
+	rep.Findings = entryFindings(dir, entries, func(PartitionEntry) string {
+		return "not read: salvage reads no index, and builds the output's from the batches it keeps"
+	})
 	type logFile struct {
 		base int64
 		fi   fs.FileInfo
 	}
 	var logs []logFile
 	var total int64
-	for _, fi := range infos {
+	for _, e := range entries {
+		fi := e.FileInfo
 		if base, ext, err := segment.ParseFileName(fi.Name()); err == nil && ext == segment.LogSuffix && !fi.IsDir() {
 			logs = append(logs, logFile{base, fi})
 			total += fi.Size()

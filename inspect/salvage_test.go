@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/segkit/segkit/compress"
@@ -354,5 +355,23 @@ func TestFindEntry(t *testing.T) {
 	junk := append(bytes.Repeat([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 2}, 100), b...)
 	if got, ok, _ := record.FindEntry(bytes.NewReader(junk), int64(len(junk)), 0); !ok || got != 1700 {
 		t.Errorf("after junk: %d %v, want 1700", got, ok)
+	}
+}
+
+// TestSalvageIndexTooLarge: Salvage reads no index; one larger than Kafka
+// could have written is reported, and the output is whole.
+func TestSalvageIndexTooLarge(t *testing.T) {
+	f := threeSegments(t)
+	growIndex(t, f, seg0+".timeindex", tooLarge)
+	rep, err := inspect.Salvage(f.fs, f.dir, f.fs, "/out/t-0", inspect.SalvageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != inspect.KindIndexTooLarge || rep.Findings[0].File != f.path(seg0+".timeindex") ||
+		!strings.HasSuffix(rep.Findings[0].Detail, "not read: salvage reads no index, and builds the output's from the batches it keeps") {
+		t.Errorf("findings %v", rep.Findings)
+	}
+	if rep.Records != 70 || rep.BytesLost != 0 {
+		t.Errorf("kept %d records, lost %d bytes; want 70, 0", rep.Records, rep.BytesLost)
 	}
 }

@@ -9,7 +9,15 @@
 //     ENOSPC, short writes, bit flips, a crash after the k-th write), logging
 //     every operation.
 //   - FromIOFS: read-only, over any io/fs.FS (embed.FS, os.DirFS, zip files,
-//     files dropped on a web page).
+//     files dropped on a web page); FromRoot, the same over an *os.Root,
+//     opened without the race of a Stat before the open.
+//
+// No FS opens a FIFO, device or socket for reading: OS opens with
+// O_NONBLOCK and checks the open file's type, and such a file is an error
+// matching ErrNotRegular (a FIFO's open would otherwise block until a
+// writer came). ReadDirFollow lists a directory with symbolic links
+// followed; ReadFile never preallocates from an absurd Stat size, and
+// ReadFileLimit (ErrTooLarge) bounds what it reads.
 //   - interop/vfsafero (a separate module): any afero.Fs.
 //
 // The package vfstest holds the conformance suite all of them pass.

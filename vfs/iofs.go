@@ -20,9 +20,51 @@ import (
 // to make durable. ReadAt and Seek use the file's own io.ReaderAt and
 // io.Seeker when it has them, and otherwise read the whole file into memory
 // once, on first use.
+//
+// Open refuses a file that is neither a regular file nor a directory (a
+// FIFO, a device, a socket) with an *fs.PathError matching ErrNotRegular.
+// When fsys is an fs.StatFS it checks before it opens, since the open of a
+// FIFO by os.DirFS blocks until a writer comes; a FIFO renamed into place
+// between the Stat and the Open still blocks it (FromRoot has no such
+// race). It checks the opened file's Stat too.
 func FromIOFS(fsys fs.FS) FS { return &ioFS{fsys: fsys} }
 
-type ioFS struct{ fsys fs.FS }
+// FromRoot returns a read-only FS over the tree of root, as
+// FromIOFS(root.FS()) but without the race: a name is opened inside root
+// as OS opens it (with O_NONBLOCK, then checked with fstat, where the
+// platform has O_NONBLOCK), so that a FIFO, a device or a socket is refused
+// without blocking. Names with "..", and symbolic links, that leave root
+// are refused, as os.Root refuses them.
+func FromRoot(root *os.Root) FS {
+	return &ioFS{fsys: rootFS{root.FS(), root}, name: "root", nonBlocking: true}
+}
+
+type ioFS struct {
+	fsys fs.FS
+	name string // Name; "" for "iofs"
+	// nonBlocking is set when fsys's Open checks the file's type without
+	// blocking on a FIFO (rootFS): Open then does not Stat first.
+	nonBlocking bool
+}
+
+// rootFS is an os.Root as an fs.FS whose Open does not block on a FIFO.
+type rootFS struct {
+	fs.FS // root.FS()
+	root  *os.Root
+}
+
+func (r rootFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := openChecked(name, os.O_RDONLY, func(flag int) (*os.File, error) { return r.root.OpenFile(name, flag, 0) }, r.root.Stat)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (r rootFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(r.FS, name) }
 
 var _ FS = (*ioFS)(nil)
 
@@ -42,7 +84,12 @@ func readOnly(op, name string) error {
 	return &fs.PathError{Op: op, Path: name, Err: fs.ErrPermission}
 }
 
-func (*ioFS) Name() string { return "iofs" }
+func (x *ioFS) Name() string {
+	if x.name != "" {
+		return x.name
+	}
+	return "iofs"
+}
 
 func (x *ioFS) Create(name string) (File, error) { return nil, readOnly("open", name) }
 
@@ -51,9 +98,22 @@ func (x *ioFS) Open(name string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := x.fsys.(fs.StatFS); ok && !x.nonBlocking {
+		if fi, err := fs.Stat(x.fsys, p); err == nil {
+			if err := checkOpened(name, fi); err != nil {
+				return nil, err
+			}
+		}
+	}
 	f, err := x.fsys.Open(p)
 	if err != nil {
 		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil {
+		if err := checkOpened(name, fi); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	return &ioFile{fsys: x.fsys, f: f, name: name, ioName: p}, nil
 }

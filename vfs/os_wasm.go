@@ -34,3 +34,21 @@ func osErr(err error) error {
 	}
 	return err
 }
+
+// openChecked opens name with open after checking, with stat, that it is
+// not a FIFO or another special file: js and wasip1 have no O_NONBLOCK to
+// make the open of a FIFO return at once, so a FIFO renamed into place
+// between the two calls still blocks the open. The opened file is checked
+// again (checkOpened).
+func openChecked(name string, flag int, open func(flag int) (*os.File, error), stat func(string) (fs.FileInfo, error)) (*os.File, error) {
+	if fi, err := stat(name); err == nil {
+		if err := checkOpened(name, fi); err != nil {
+			return nil, err
+		}
+	}
+	f, err := open(flag)
+	if err != nil {
+		return nil, err
+	}
+	return checkFile(name, f)
+}

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -126,32 +127,67 @@ func ReadDir(fsys FS, dir string) ([]fs.FileInfo, error) {
 
 // ReadFile reads the whole named file, like os.ReadFile. Unlike
 // os.ReadFile it reports a failing Stat or Close too, so that no injected
-// fault goes unseen.
-func ReadFile(fsys FS, name string) ([]byte, error) {
+// fault goes unseen; and it refuses a file that is not a regular file (a
+// directory, or one that FS.Open let through) with an *fs.PathError
+// matching ErrNotRegular. It preallocates at most maxPrealloc bytes from
+// the size Stat gives, and grows from there as it reads, so that a sparse
+// file's size costs no memory before its bytes are read; for a file whose
+// size has a known bound (a checkpoint, a snapshot), ReadFileLimit stops at
+// the bound.
+func ReadFile(fsys FS, name string) ([]byte, error) { return ReadFileLimit(fsys, name, -1) }
+
+// ReadFileLimit is ReadFile for a file that should hold at most limit
+// bytes (no bound if limit is negative): a file whose Stat size is over
+// limit is not read, and one that turns out to hold more is not read
+// further; both give an *fs.PathError matching ErrTooLarge.
+func ReadFileLimit(fsys FS, name string, limit int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	data, err := readAll(f)
+	data, err := readAll(f, name, limit)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return data, err
 }
 
-func readAll(f File) ([]byte, error) {
+// ErrTooLarge is matched (errors.Is) by the error of ReadFileLimit for a
+// file larger than its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// maxPrealloc bounds ReadFile's allocation before it reads: Stat's size
+// is a claim (a sparse file can say 1 TiB and hold nothing), so memory
+// beyond it is only spent on bytes actually read.
+const maxPrealloc = 1 << 20
+
+// tooLarge returns the error of ReadFileLimit for name.
+func tooLarge(name string, size, limit int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes or more, over the limit of %d", ErrTooLarge, size, limit)}
+}
+
+func readAll(f File, name string, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	var size int
-	if fi.Size() > 0 && int64(int(fi.Size())) == fi.Size() {
-		size = int(fi.Size())
+	if err := CheckRegular(name, fi); err != nil {
+		return nil, err
+	}
+	if limit >= 0 && fi.Size() > limit {
+		return nil, tooLarge(name, fi.Size(), limit)
+	}
+	size := min(max(fi.Size(), 0), maxPrealloc)
+	if limit >= 0 {
+		size = min(size, limit)
 	}
 	data := make([]byte, 0, size+1) // +1: find io.EOF without growing
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
+		if limit >= 0 && int64(len(data)) > limit {
+			return nil, tooLarge(name, int64(len(data)), limit)
+		}
 		if err == io.EOF {
 			return data, nil
 		}

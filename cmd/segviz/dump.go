@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,6 +58,14 @@ Warnings: zero padding of an untrimmed index (normal for the partition's
 active segment, whose index a running broker keeps preallocated). Info: a
 follower's multi-batch append (kafka-dump-log reports these entries as
 mismatches; a lookup through them is exact) and similar valid entries.
+
+A symbolic link is dumped as the file it points to, and a line on standard
+error says so. A FIFO, a device, a socket or a link to nothing is refused
+(exit 3), not read: reading a FIFO would wait for a writer forever.
+
+An index over 2 GiB, which Kafka cannot have written (segment.index.bytes
+is an int), is reported and not read (exit 1): a sparse file can claim a
+terabyte.
 
 Exit status: 0 if every file is valid (warnings and info included), 1 if
 any problem was found (bad CRC, corruption, a partial entry at the end, an
@@ -122,6 +132,14 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	s := &dumplog.Session{Stdout: stdout, Stderr: stderr, FS: vfs.OS(), Log: f.log, Index: f.index}
 	code := exitOK
 	for _, path := range f.files {
+		if !checkLink(path, stderr) {
+			code = worse(code, exitFailure)
+			continue
+		}
+		if !checkIndexSize(path, stderr) {
+			code = worse(code, exitProblem)
+			continue
+		}
 		problems, err := s.Dump(path)
 		switch {
 		case err != nil:
@@ -142,6 +160,14 @@ func dumpJSON(f *dumpFlags, stdout, stderr io.Writer) int {
 	code := exitOK
 	for _, path := range f.files {
 		var c int
+		if !checkLink(path, stderr) {
+			code = worse(code, exitFailure)
+			continue
+		}
+		if !checkIndexSize(path, stderr) {
+			code = worse(code, exitProblem)
+			continue
+		}
 		if dumplog.IsIndexFile(path) {
 			c = dumpIndexFile(path, f.index, stdout, stderr)
 		} else {
@@ -171,8 +197,49 @@ func worse(a, b int) int {
 	return a
 }
 
+// checkLink says on stderr that path is a symbolic link, if it is one: the
+// dump reads the file it points to, as the other commands do, and says so
+// (on stderr, so that standard output stays kafka-dump-log's). It reports
+// false, having said why, for a link to nothing, which is refused as a
+// file that is not a regular file.
+func checkLink(path string, stderr io.Writer) bool {
+	li, err := os.Lstat(path)
+	if err != nil || li.Mode()&os.ModeSymlink == 0 {
+		return true // the open says what is wrong, if anything
+	}
+	target, _ := os.Readlink(path)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "segviz dump: %v: %s does not exist\n", vfs.CheckRegular(path, li), target)
+		return false
+	}
+	fmt.Fprintf(stderr, "segviz dump: %s is a symbolic link to %s: dumping the file it points to\n", path, target)
+	return true
+}
+
+// maxIndexBytes is the largest index Kafka writes: segment.index.bytes
+// is an int.
+const maxIndexBytes = math.MaxInt32
+
+// checkIndexSize reports false, having said why, for an index larger than
+// Kafka could have written, which is not dumped: the dump reads an index
+// whole, and a sparse 1 TiB one would take hours and as much memory. Kafka's
+// own tool cannot map a file that large either.
+func checkIndexSize(path string, stderr io.Writer) bool {
+	if !dumplog.IsIndexFile(path) {
+		return true
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= maxIndexBytes {
+		return true // the open says what is wrong, if anything
+	}
+	fmt.Fprintf(stderr, "segviz dump: %s: %d bytes, over the %d bytes Kafka could have written (segment.index.bytes is an int): not read; Kafka, and segviz recover, rebuild it\n", path, fi.Size(), maxIndexBytes)
+	return false
+}
+
 func dumpFile(path string, opt dumplog.Options, stdout, stderr io.Writer) int {
-	f, err := os.Open(path)
+	// vfs.OS, not os.Open: its open of a FIFO fails at once instead of
+	// waiting for a writer.
+	f, err := vfs.OS().Open(filepath.ToSlash(path))
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz dump: %v\n", err)
 		return exitFailure

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -46,6 +45,16 @@ way.
                every partition of that directory: safe, slower), resets the
                partition's recovery point to 0, recovers, and puts the
                marker back. Stop the broker first.
+
+Symbolic links in DIR are followed, as Kafka follows them: a linked file
+is read, and with --out copied, as the file it points to, and the report
+names each link. An index larger than Kafka could have written (a sparse
+1 TiB .timeindex, say) is neither read nor copied: recovery rebuilds it
+(with --in-place it is removed first), and the report says so. A FIFO, a
+device, a socket or a dangling link named as a partition's file stops the
+command (exit 3) before it writes anything: reading a FIFO would wait for a
+writer forever. In --json, "findings" lists the links and oversized indexes
+(as verify's problems: file, kind, level, detail).
 
 DIR (and DIR2) must be a partition directory: named <topic>-<partition>,
 holding no partition directories (that is a log directory), inside a
@@ -95,6 +104,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	target := src
+	var copied []inspect.Problem // findings of the copy (--out)
 	if *out != "" {
 		abs, err := filepath.Abs(*out)
 		if err != nil {
@@ -113,7 +123,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		if code := checkPartition("recover", fsys, target, stderr); code >= 0 {
 			return code
 		}
-		if err := copyPartition(fsys, src, target); err != nil {
+		if copied, err = copyPartition(fsys, src, target); err != nil {
 			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
 			if errors.Is(err, errNotEmpty) {
 				return exitUsage
@@ -122,10 +132,19 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "segviz recover: copied %s to %s; recovering the copy\n", src, target)
 	} else {
+		// Refuse a FIFO or a dangling link before saying what will be
+		// done: Recover would refuse it too, having done nothing.
+		if _, err := inspect.ListPartition(fsys, src); err != nil {
+			fmt.Fprintf(stderr, "segviz recover: %v\n", err)
+			return exitFailure
+		}
 		fmt.Fprintf(stderr, "segviz recover: recovering %s in place: the clean-shutdown marker of %s (if any) is set aside and put back after, the recovery point of the partition is reset to 0, and every segment is validated; bad tails are truncated and later segments deleted\n",
 			src, path.Dir(src))
 	}
 	rep, err := inspect.Recover(fsys, target, inspect.RecoverOptions{})
+	if len(copied) > 0 {
+		rep.Findings = append(copied, rep.Findings...)
+	}
 	if err != nil {
 		if code := writerError("recover", err, stderr); code >= 0 {
 			return code
@@ -154,6 +173,7 @@ func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
 	if rep.RecoveryPoint > 0 {
 		fmt.Fprintf(w, "  the checkpointed recovery point was %d (a broker would have recovered only from there): reset to 0\n", rep.RecoveryPoint)
 	}
+	printFindings(w, rep.Findings)
 	var cut int64
 	var deleted int
 	for _, s := range rep.Segments {
@@ -204,46 +224,34 @@ var errNotEmpty = errors.New("output directory exists and is not empty")
 
 // copyPartition copies the files of partition directory src to a new
 // directory dst (which must not exist or be empty), keeping their
-// modification times, and copies src's log start offset into dst's
-// parent's log-start-offset-checkpoint.
-func copyPartition(fsys vfs.FS, src, dst string) error {
+// modification times, as inspect.CopyPartitionFiles does (links followed,
+// indexes too large left out, special files refused), and copies src's log
+// start offset into dst's parent's log-start-offset-checkpoint. It returns
+// CopyPartitionFiles' findings.
+func copyPartition(fsys vfs.FS, src, dst string) ([]inspect.Problem, error) {
 	if infos, err := vfs.ReadDir(fsys, dst); err == nil && len(infos) > 0 {
-		return fmt.Errorf("%s: %w", dst, errNotEmpty)
+		return nil, fmt.Errorf("%s: %w", dst, errNotEmpty)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, err
 	}
-	if err := fsys.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	infos, err := vfs.ReadDir(fsys, src)
+	findings, err := inspect.CopyPartitionFiles(fsys, src, dst)
 	if err != nil {
-		return err
-	}
-	for _, fi := range infos {
-		if !fi.Mode().IsRegular() {
-			continue
-		}
-		if err := copyFile(fsys, path.Join(src, fi.Name()), path.Join(dst, fi.Name()), fi); err != nil {
-			return err
-		}
-	}
-	if err := vfs.SyncDir(fsys, dst); err != nil {
-		return err
+		return nil, err
 	}
 	if err := copyCleanShutdown(fsys, src, dst); err != nil {
-		return err
+		return nil, err
 	}
 	srcTP, err := checkpoint.ParseDirName(path.Base(src))
 	if err != nil {
-		return nil
+		return findings, nil
 	}
 	starts, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(src), checkpoint.LogStartOffsetFile))
 	if err != nil {
-		return nil // none, or unreadable: the copy starts at its first segment
+		return findings, nil // none, or unreadable: the copy starts at its first segment
 	}
 	start, ok := starts[srcTP]
 	if !ok {
-		return nil
+		return findings, nil
 	}
 	dstTP, err := checkpoint.ParseDirName(path.Base(dst))
 	if err != nil {
@@ -255,7 +263,7 @@ func copyPartition(fsys vfs.FS, src, dst string) error {
 		m = map[checkpoint.TopicPartition]int64{}
 	}
 	m[dstTP] = start
-	return checkpoint.WriteOffsets(fsys, out, m)
+	return findings, checkpoint.WriteOffsets(fsys, out, m)
 }
 
 // copyCleanShutdown gives dst's log directory the clean-shutdown marker of
@@ -286,26 +294,11 @@ func copyCleanShutdown(fsys vfs.FS, src, dst string) error {
 	return vfs.WriteFileAtomic(fsys, to, marker, 0o644)
 }
 
-func copyFile(fsys vfs.FS, from, to string, fi fs.FileInfo) error {
-	in, err := fsys.Open(from)
-	if err != nil {
-		return err
+// printFindings prints what recover or salvage found about the files of
+// the partition (links followed, indexes too large), one a line, as verify
+// prints its problems.
+func printFindings(w io.Writer, ps []inspect.Problem) {
+	for _, p := range ps {
+		fmt.Fprintf(w, "  %-7s %s: %s: %s\n", p.Level, p.File, p.Kind, p.Detail)
 	}
-	defer in.Close()
-	out, err := fsys.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return fsys.Chtimes(to, fi.ModTime(), fi.ModTime())
 }

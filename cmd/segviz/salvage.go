@@ -38,6 +38,13 @@ its parent receives the checkpoints and clean-shutdown marker of a closed
 log, as a broker's log directory does, so do not put DIR2 inside a running
 broker's log directory.
 
+Symbolic links in DIR are followed: a linked .log is read as the file it
+points to, and the report names each link. Salvage reads no index (it
+builds DIR2's from the batches kept); one larger than Kafka could have
+written is reported. A FIFO, a device, a socket or a dangling link named as
+a partition's file stops the command (exit 3) before it writes anything.
+In --json, "findings" lists the links and oversized indexes.
+
 Exit status: 0 when nothing was lost (DIR2 holds every batch of DIR), 1 when
 bytes were lost or batches dropped, 2 for a bad command line or a DIR2 that
 is not empty, 3 when the command failed (I/O).
@@ -95,6 +102,7 @@ func runSalvage(args []string, stdout, stderr io.Writer) int {
 
 func printSalvage(w io.Writer, rep inspect.SalvageReport) {
 	fmt.Fprintf(w, "salvaged %s into %s\n", rep.Dir, rep.OutDir)
+	printFindings(w, rep.Findings)
 	for _, f := range rep.Files {
 		fmt.Fprintf(w, "  %s: %d bytes; kept %s (%s, %d bytes)", path.Base(f.File), f.Size, plural(f.Batches, "batch"), plural(f.Records, "record"), f.BytesKept)
 		if len(f.Lost) == 0 {

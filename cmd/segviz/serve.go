@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/demo"
 	"github.com/segkit/segkit/internal/viz"
 	"github.com/segkit/segkit/internal/web"
 	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/vfs"
 )
 
 const serveHelp = `Usage: segviz serve [--addr host:port] [--allow-host NAME]... [--wasm auto|off] [DIR]
@@ -53,7 +55,9 @@ on any address it answers only requests whose Host is a loopback name
 Host gets 421 Misdirected Request, so that a web page elsewhere cannot
 read the files through DNS rebinding. With an address other than
 loopback, anyone who can reach it (with an allowed Host) can read every
-file under DIR. Stop it with Ctrl-C.
+file under DIR. Stop it with Ctrl-C (or SIGTERM): requests still running
+get 2 s, then their connections are closed; a second Ctrl-C ends it at
+once.
 
 Limits: at most as many API requests decode or verify at once as the
 process has cores (GOMAXPROCS), and no more than fit a 256 MiB memory
@@ -67,8 +71,12 @@ keep-alive connections are closed after 60 s.
 times kept) and exits, so that segviz's other commands can be run on it:
   segviz retention --now 2026-03-02T09:00:00Z DIR/kafka-logs/orders-0
 
-Exit status: 0 when stopped, 2 for a bad command line, 3 when the server
-could not start (DIR unreadable, address in use).
+DIR is found as verify finds it: a partition directory, a log directory, or
+a folder of log directories; a folder holding no partition is refused.
+
+Exit status: 0 when stopped, 2 for a bad command line or a DIR that is not
+a partition or log directory, 3 when the server could not start (DIR
+unreadable, address in use).
 
 Examples:
   segviz
@@ -118,8 +126,24 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, the default action is back: a second Ctrl-C
+	// or SIGTERM ends the process at once, whatever serve is waiting for.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	return serve(ctx, opts, stdout, stderr)
 }
+
+// How long serve waits, once told to stop, for the requests in flight
+// (shutdownGrace), after which it closes their connections, and then for
+// the session and the WASM build to close (closeGrace), after which it
+// returns anyway: a request stuck in a read of a hung disk holds the
+// session, and must not hold the process.
+var (
+	shutdownGrace = 2 * time.Second
+	closeGrace    = 1 * time.Second
+)
 
 type serveOptions struct {
 	addr string
@@ -141,9 +165,29 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 	}
 	sess, what, closeFn, err := openSource(o.dir)
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintf(stderr, "segviz serve: %v\n", err)
+		if errors.Is(err, inspect.ErrNoPartition) || errors.Is(err, errNotDir) {
+			return exitUsage // as verify: DIR is not a partition or a log directory
+		}
+		return exitFailure
 	}
-	defer closeFn()
+	var closers []func() // run in order by closeAll, bounded by closeGrace
+	closers = append(closers, closeFn)
+	closeAll := func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for _, c := range closers {
+				c()
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(closeGrace):
+			fmt.Fprintf(stderr, "segviz serve: not everything closed within %v (a request may be stuck in a read); exiting anyway\n", closeGrace)
+		}
+	}
+	defer closeAll()
 	host, _, err := net.SplitHostPort(o.addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz serve: --addr %q: %v\n", o.addr, err)
@@ -160,7 +204,7 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 	if o.wasm {
 		b := web.NewBuilder(stderr)
 		b.Start()
-		defer b.Stop()
+		closers = append([]func(){b.Stop}, closers...)
 		cfg.WASM = b
 	}
 	srv := web.NewServer(cfg)
@@ -176,9 +220,20 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	err = srv.Shutdown(shutdown)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Shutdown waits for every handler; Close does not: it closes
+		// the listener and every connection, which ends a handler
+		// writing to a client that stopped reading. One blocked in a
+		// system call stays, and the process exits without it.
+		fmt.Fprintf(stderr, "segviz serve: requests still running after %v; closing their connections\n", shutdownGrace)
+		if err = srv.Close(); errors.Is(err, net.ErrClosed) {
+			err = nil // the listener, which Shutdown closed
+		}
+	}
+	if err != nil {
 		return fail("%v", err)
 	}
 	fmt.Fprintln(stderr, "segviz: stopped")
@@ -203,10 +258,16 @@ func openSource(dir string) (*viz.Session, string, func(), error) {
 		return nil, "", nil, err
 	}
 	if !st.IsDir() {
-		return nil, "", nil, fmt.Errorf("%s is not a directory", dir)
+		return nil, "", nil, fmt.Errorf("%w: %s", errNotDir, dir)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
+		return nil, "", nil, err
+	}
+	// The partitions are found as verify finds them (by the directory's
+	// own name too, which the rooted FS below calls "."): a folder that
+	// holds none is refused, not served as an empty page.
+	if _, err := inspect.FindPartitions(vfs.OS(), filepath.ToSlash(abs)); err != nil {
 		return nil, "", nil, err
 	}
 	fsys, root, err := web.OpenRoot(abs)
@@ -216,6 +277,9 @@ func openSource(dir string) (*viz.Session, string, func(), error) {
 	sess := viz.NewSession(fsys, viz.Options{Name: filepath.Base(abs)})
 	return sess, abs + " (read-only)", func() { sess.Close(); root.Close() }, nil
 }
+
+// errNotDir is the error of a DIR that is not a directory.
+var errNotDir = errors.New("not a directory")
 
 // hostList is a repeatable flag of host names.
 type hostList []string

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -175,7 +177,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"--export-demo", dir, "x"}, exitUsage},
 		{[]string{"--addr", "nohostport", dir}, exitUsage},
 		{[]string{filepath.Join(dir, "missing")}, exitFailure},
-		{[]string{file}, exitFailure},
+		{[]string{file}, exitUsage}, // as verify: not a partition or log directory
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := runServe(tc.args, &stdout, &stderr); code != tc.code {
@@ -208,5 +210,59 @@ func TestLeadingFlagServes(t *testing.T) {
 	var stdout, stderr strings.Builder
 	if code := run([]string{"--addr", "nohostport"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "addr") {
 		t.Fatalf("segviz --addr nohostport: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestServeStopsWithStuckRequest: a request still running when serve is
+// told to stop (here, the download of a large file by a client that stopped
+// reading) gets shutdownGrace, then its connection is closed, and serve
+// returns: it used to wait 5 s and leave the connection open.
+func TestServeStopsWithStuckRequest(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0") // a partition: serve refuses other folders
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil { // sparse: no disk space
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- serve(ctx, serveOptions{addr: "127.0.0.1:0", dir: dir, ready: ready}, &stdout, &stderr)
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /files/big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") // and never read the answer
+	time.Sleep(300 * time.Millisecond)                                      // the handler fills the socket's buffers and blocks
+	start := time.Now()
+	cancel()
+	select {
+	case code := <-done:
+		// shutdownGrace (2 s) and the closing; it was 5 s.
+		if took := time.Since(start); code != exitOK || took > 4*time.Second {
+			t.Errorf("serve returned %d after %v, want 0 within 4 s: %s", code, took, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(stderr.String(), "requests still running after") {
+		t.Errorf("stderr does not say requests were cut off: %s", stderr.String())
 	}
 }

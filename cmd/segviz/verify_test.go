@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,4 +250,23 @@ func TestVerifyLinks(t *testing.T) {
 		t.Errorf("records %d, problems %+v: want the link read and named", rep.Records, rep.Problems)
 	}
 
+}
+
+// TestServeRefusesWhatVerifyRefuses: serve and verify accept the same
+// folders (inspect.FindPartitions). Before, serve showed an empty page for
+// a folder that verify refused with exit 2.
+func TestServeRefusesWhatVerifyRefuses(t *testing.T) {
+	empty := t.TempDir()
+	file := filepath.Join(empty, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{empty, file} {
+		vcode, _, _ := runSegviz("verify", dir)
+		var errs strings.Builder
+		scode := serve(t.Context(), serveOptions{addr: "127.0.0.1:0", dir: dir}, io.Discard, &errs)
+		if vcode != exitUsage || scode != exitUsage {
+			t.Errorf("%s: verify exit %d, serve exit %d (%s); want %d for both", dir, vcode, scode, errs.String(), exitUsage)
+		}
+	}
 }

@@ -16,7 +16,9 @@
 //
 // Everything is read-only: other methods get 405. Paths are resolved inside
 // the served root only (OpenRoot refuses "..", absolute names and symbolic
-// links that leave it). Whatever address the server listens on, it answers
+// links that leave it). A FIFO, a device or a socket named like a
+// partition's file is refused without being read (403, the error naming
+// it), so that no request waits on a FIFO for a writer. Whatever address the server listens on, it answers
 // only requests whose Host is a loopback name, the listening address or a
 // name in Config.AllowedHosts (421 Misdirected Request otherwise), so that
 // a web page elsewhere cannot reach it through DNS rebinding.

@@ -298,7 +298,7 @@ func errorStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, viz.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return http.StatusNotFound
-	case errors.Is(err, fs.ErrPermission), isEscape(err):
+	case errors.Is(err, fs.ErrPermission), isEscape(err), errors.Is(err, vfs.ErrNotRegular):
 		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
@@ -336,7 +336,11 @@ func (h *Handler) file(w http.ResponseWriter, r *http.Request) {
 	fsys := h.cfg.Session.FS()
 	f, err := fsys.Open(clean)
 	if err != nil {
-		http.Error(w, http.StatusText(errorStatus(err)), errorStatus(err))
+		msg := http.StatusText(errorStatus(err))
+		if errors.Is(err, vfs.ErrNotRegular) {
+			msg = err.Error() // a FIFO, a device: say which, as the API does
+		}
+		http.Error(w, msg, errorStatus(err))
 		return
 	}
 	defer f.Close()
@@ -404,12 +408,15 @@ func (h *Handler) wasmFile(w http.ResponseWriter, r *http.Request) {
 
 // OpenRoot returns a read-only filesystem of the tree under dir that never
 // leaves it: names with "..", and symbolic links pointing outside, are
-// refused (os.Root), and every mutating call fails (vfs.FromIOFS). Close
-// the returned io.Closer when done.
+// refused (os.Root), every mutating call fails, and a FIFO, a device or a
+// socket is refused without blocking the request that opens it
+// (vfs.FromRoot): a FIFO named like a segment would otherwise hold the
+// request, and the session's lock, until a writer came. Close the returned
+// *os.Root when done.
 func OpenRoot(dir string) (vfs.FS, *os.Root, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	return vfs.FromIOFS(root.FS()), root, nil
+	return vfs.FromRoot(root), root, nil
 }
