@@ -364,7 +364,7 @@ func (c recoverCase) buildBase(t testing.TB, clk *clock) (*vfs.Mem, string, kafk
 			mem.Remove(recoverDir + "/" + checkpoint.CleanShutdownFile)
 		}
 		if (g[0]>>3)&3 == 2 {
-			mem.Remove(recoverDir + "/" + kafkalog.RecoveryPointCheckpoint)
+			mem.Remove(recoverDir + "/" + checkpoint.RecoveryPointFile)
 		}
 	case 3:
 		// A crash image: what is synced (all of it after the flush) and
@@ -490,7 +490,7 @@ func corruptFiles(mem *vfs.Mem, dir string) []string {
 }
 
 var junkNames = []string{".log.deleted", ".index.swap", ".log.swap", ".log.cleaned", ".timeindex.deleted", ".index.deleted",
-	"leader-epoch-checkpoint", "partition.metadata", "../" + kafkalog.RecoveryPointCheckpoint, "../" + kafkalog.LogStartOffsetCheckpoint,
+	"leader-epoch-checkpoint", "partition.metadata", "../" + checkpoint.RecoveryPointFile, "../" + checkpoint.LogStartOffsetFile,
 	"../" + checkpoint.CleanShutdownFile, "odd name.txt", "123.log", ".snapshot", ".txnindex", "00000000000000000000.log.swap"}
 
 // corrupt applies a recipe to mem.
@@ -565,9 +565,9 @@ func (c recoverCase) corrupt(t testing.TB, mem *vfs.Mem, dir string) {
 			}
 			continue
 		case corCheckpoint:
-			name := kafkalog.RecoveryPointCheckpoint
+			name := checkpoint.RecoveryPointFile
 			if op.arg&1 != 0 {
-				name = kafkalog.LogStartOffsetCheckpoint
+				name = checkpoint.LogStartOffsetFile
 			}
 			tp, _ := checkpoint.ParseDirName(path.Base(dir))
 			checkpoint.WriteOffsets(mem, path.Dir(dir)+"/"+name, map[checkpoint.TopicPartition]int64{tp: int64(op.pos)})

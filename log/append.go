@@ -7,6 +7,7 @@ import (
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/log/checkpoint"
 	"github.com/segkit/segkit/log/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
@@ -214,7 +215,7 @@ func (l *Log) appendLocked(records []byte, info segment.AppendInfo, now int64) (
 	if l.epochsDirty {
 		// A new leader epoch is checkpointed at once, as Kafka's
 		// LeaderEpochFileCache.assign does.
-		if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+		if err := l.epochs.Flush(l.fsys, path.Join(l.dir, checkpoint.LeaderEpochFile)); err != nil {
 			return rolled, l.fail(err)
 		}
 		l.epochsDirty = false

@@ -19,14 +19,6 @@ import (
 	"github.com/segkit/segkit/vfs"
 )
 
-// Names of the per-log-directory files (the parent of partition dirs).
-const (
-	RecoveryPointCheckpoint  = "recovery-point-offset-checkpoint"
-	LogStartOffsetCheckpoint = "log-start-offset-checkpoint"
-	LeaderEpochCheckpoint    = "leader-epoch-checkpoint" // per partition
-	PartitionMetadataFile    = "partition.metadata"      // per partition
-)
-
 // LoadReport says what Open found in the directory and what it did.
 type LoadReport struct {
 	// CleanShutdown is true when the log directory had Kafka's
@@ -147,10 +139,10 @@ func (l *Log) loadAll() error {
 	}
 	l.load.CleanShutdown = clean
 	recoveryPoint := int64(0)
-	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), RecoveryPointCheckpoint)); err == nil {
+	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), checkpoint.RecoveryPointFile)); err == nil {
 		recoveryPoint = m[l.tp]
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (recovering from 0)", RecoveryPointCheckpoint, err))
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (recovering from 0)", checkpoint.RecoveryPointFile, err))
 		clean = false
 	}
 	l.load.RecoveryPoint = recoveryPoint
@@ -172,16 +164,16 @@ func (l *Log) loadAll() error {
 		}
 	}
 	checkpointedStart := int64(0)
-	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), LogStartOffsetCheckpoint)); err == nil {
+	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), checkpoint.LogStartOffsetFile)); err == nil {
 		checkpointedStart = m[l.tp]
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v", LogStartOffsetCheckpoint, err))
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v", checkpoint.LogStartOffsetFile, err))
 	}
 
-	epochPath := path.Join(l.dir, LeaderEpochCheckpoint)
+	epochPath := path.Join(l.dir, checkpoint.LeaderEpochFile)
 	epochs, err := checkpoint.LoadLeaderEpochCache(l.fsys, epochPath)
 	if err != nil {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (rebuilt from the batches)", LeaderEpochCheckpoint, err))
+		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (rebuilt from the batches)", checkpoint.LeaderEpochFile, err))
 		epochs = checkpoint.NewLeaderEpochCache()
 		clean = false // rebuild it by recovering
 		recoveryPoint = 0
@@ -252,7 +244,7 @@ func (l *Log) loadAll() error {
 // before rewriting segments below the checkpointed point, so that a crash
 // in the middle makes the next Open recover them again.
 func (l *Log) lowerRecoveryPoint(offset int64) error {
-	p := path.Join(l.parentDir(), RecoveryPointCheckpoint)
+	p := path.Join(l.parentDir(), checkpoint.RecoveryPointFile)
 	m, err := checkpoint.ReadOffsets(l.fsys, p)
 	if err != nil {
 		return nil // none, or corrupt: recovery starts from 0 anyway
@@ -643,7 +635,7 @@ func (r segmentReader) ReadAt(p []byte, off int64) (int, error) { return r.s.Rea
 
 // rebuildProducerState loads the latest producer snapshot at or below the
 // log end offset, if any, and replays the batches after it.
-func (l *Log) rebuildProducerState() error {
+func (l *Log) rebuildProducerState() (err error) {
 	ps := producer.NewState()
 	from := l.logStartOffset
 	snaps, err := producer.ListSnapshots(l.fsys, l.dir)
@@ -656,7 +648,9 @@ func (l *Log) rebuildProducerState() error {
 		// stale snapshot that a later Open loads (state built from
 		// batches that were truncated away).
 		if removed && !l.opt.ReadOnly {
-			vfs.SyncDir(l.fsys, l.dir)
+			if serr := vfs.SyncDir(l.fsys, l.dir); serr != nil && err == nil {
+				err = serr
+			}
 		}
 	}()
 	for i := len(snaps) - 1; i >= 0; i-- {

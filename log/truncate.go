@@ -70,7 +70,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	l.highWatermark = min(l.highWatermark, next)
 	if next < l.logStartOffset {
 		l.logStartOffset = next
-		if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, next); err != nil {
+		if err := l.writeOffsetCheckpoint(checkpoint.LogStartOffsetFile, next); err != nil {
 			return l.fail(err)
 		}
 	}
@@ -81,7 +81,7 @@ func (l *Log) TruncateTo(offset int64) error {
 // the new log end, dropping snapshots beyond it.
 func (l *Log) afterTruncation() error {
 	l.epochs.TruncateFromEnd(l.nextOffset)
-	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, checkpoint.LeaderEpochFile)); err != nil {
 		return l.fail(err)
 	}
 	if err := l.rebuildProducerState(); err != nil {
@@ -109,7 +109,7 @@ func (l *Log) truncateFullyAndStartAt(offset int64) error {
 	l.nextOffset, l.logStartOffset, l.recoveryPoint, l.highWatermark = offset, offset, offset, offset
 	// The new start offset is durable with the new segment: a reopen must
 	// not take an older, higher one from the checkpoint.
-	if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, offset); err != nil {
+	if err := l.writeOffsetCheckpoint(checkpoint.LogStartOffsetFile, offset); err != nil {
 		return l.fail(err)
 	}
 	l.epochs.Clear()
@@ -128,7 +128,7 @@ func (l *Log) truncateFullyAndStartAt(offset int64) error {
 		}
 	}
 	l.producers = producer.NewState()
-	return l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint))
+	return l.epochs.Flush(l.fsys, path.Join(l.dir, checkpoint.LeaderEpochFile))
 }
 
 // deleteSegmentsLocked renames segs to .deleted and schedules their
@@ -234,11 +234,11 @@ func (l *Log) setLogStartOffset(offset int64) error {
 	// The start offset is checkpointed before the epochs lose the entries
 	// below it: a crash in between then leaves the new start offset with
 	// spare epoch entries below it, never the old one without them.
-	if err := l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, offset); err != nil {
+	if err := l.writeOffsetCheckpoint(checkpoint.LogStartOffsetFile, offset); err != nil {
 		return l.fail(err)
 	}
 	l.epochs.TruncateFromStart(offset)
-	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, LeaderEpochCheckpoint)); err != nil {
+	if err := l.epochs.Flush(l.fsys, path.Join(l.dir, checkpoint.LeaderEpochFile)); err != nil {
 		return l.fail(err)
 	}
 	return nil
@@ -332,8 +332,8 @@ func (l *Log) closeLocked() error {
 		errs = append(errs, s.Close())
 	}
 	errs = append(errs, l.removePending(true))
-	errs = append(errs, l.writeOffsetCheckpoint(RecoveryPointCheckpoint, l.recoveryPoint))
-	errs = append(errs, l.writeOffsetCheckpoint(LogStartOffsetCheckpoint, l.logStartOffset))
+	errs = append(errs, l.writeOffsetCheckpoint(checkpoint.RecoveryPointFile, l.recoveryPoint))
+	errs = append(errs, l.writeOffsetCheckpoint(checkpoint.LogStartOffsetFile, l.logStartOffset))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
