@@ -19,10 +19,11 @@ import (
 	"github.com/segkit/segkit/vfs"
 )
 
-// MaxInputLine bounds the length of one JSON line (without its newline)
-// that ParseRecords, RecordReader and AppendFrom read: a longer line is a
-// bad line, skipped without being held in memory.
-var MaxInputLine = 64 << 20
+// DefaultMaxLineBytes bounds the length of one JSON line (without its
+// newline) that ParseRecords, RecordReader and AppendFrom read, unless a
+// RecordReader's MaxLineBytes says otherwise: a longer line is a bad line,
+// skipped without being held in memory.
+const DefaultMaxLineBytes = 64 << 20
 
 // DefaultSyncBytes is AppendOptions.SyncBytes' default: the bytes of
 // batches appended between two flushes of the log.
@@ -141,6 +142,9 @@ func ParseRecords(r io.Reader, now int64) ([]InputRecord, error) {
 //
 // A RecordReader is not safe for concurrent use.
 type RecordReader struct {
+	// MaxLineBytes bounds a line's length; 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
+
 	br   *bufio.Reader
 	long []byte // a line longer than br's buffer, gathered
 	now  int64
@@ -156,7 +160,7 @@ func NewRecordReader(r io.Reader, now int64) *RecordReader {
 
 // Next returns the next record, skipping blank lines. A bad line (not a
 // JSON object of the record's fields, bad base64, a negative timestamp,
-// longer than MaxInputLine) is a LineError, and reading can go on after
+// longer than MaxLineBytes) is a LineError, and reading can go on after
 // it. At the end of the input Next returns io.EOF; any other error is the
 // reader's, and every later call returns it again. The record's slices are
 // its own: they never alias the reader's buffers.
@@ -169,7 +173,7 @@ func (rr *RecordReader) Next() (InputRecord, error) {
 		}
 		rr.line++
 		if tooLong {
-			return InputRecord{Line: rr.line}, LineError{Line: rr.line, Err: fmt.Errorf("longer than %d bytes", MaxInputLine)}
+			return InputRecord{Line: rr.line}, LineError{Line: rr.line, Err: fmt.Errorf("longer than %d bytes", rr.maxLine())}
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -188,9 +192,17 @@ func (rr *RecordReader) Next() (InputRecord, error) {
 // included.
 func (rr *RecordReader) Line() int { return rr.line }
 
+// maxLine is MaxLineBytes or its default.
+func (rr *RecordReader) maxLine() int {
+	if rr.MaxLineBytes > 0 {
+		return rr.MaxLineBytes
+	}
+	return DefaultMaxLineBytes
+}
+
 // readLine returns the next line without its newline (it aliases the
 // reader's buffers until the next call), or reports that the line was
-// longer than MaxInputLine: such a line is skipped, not gathered. The
+// longer than MaxLineBytes: such a line is skipped, not gathered. The
 // error is io.EOF when no line is left, or the reader's: a line cut by a
 // read error is dropped, since its end is unknown.
 func (rr *RecordReader) readLine() (line []byte, tooLong bool, err error) {
@@ -205,11 +217,11 @@ func (rr *RecordReader) readLine() (line []byte, tooLong bool, err error) {
 		if end {
 			frag = frag[:len(frag)-1]
 		}
-		if n == 0 && end && len(frag) <= MaxInputLine {
+		if n == 0 && end && len(frag) <= rr.maxLine() {
 			return frag, false, nil // the line is in the buffer: no copy
 		}
 		n += len(frag)
-		if tooLong = tooLong || n > MaxInputLine; !tooLong {
+		if tooLong = tooLong || n > rr.maxLine(); !tooLong {
 			rr.long = append(rr.long, frag...)
 		}
 		switch {

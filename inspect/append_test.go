@@ -526,12 +526,10 @@ func TestAppendFromReadError(t *testing.T) {
 
 // TestRecordReader: line numbers count every line; blank lines and
 // CRLF endings are fine, as is a last line without a newline; a line
-// longer than MaxInputLine is a bad line that reading goes on past,
+// longer than MaxLineBytes is a bad line that reading goes on past,
 // without gathering it, and one longer than the read buffer but within
 // the bound is read whole; a read error ends the reading and sticks.
 func TestRecordReader(t *testing.T) {
-	defer func(n int) { inspect.MaxInputLine = n }(inspect.MaxInputLine)
-	inspect.MaxInputLine = 200 << 10
 	long := fmt.Sprintf(`{"value":"%s"}`, base64.StdEncoding.EncodeToString(make([]byte, 100<<10)))    // over the 64 KiB buffer
 	tooLong := fmt.Sprintf(`{"value":"%s"}`, base64.StdEncoding.EncodeToString(make([]byte, 300<<10))) // over the bound
 	type got struct {
@@ -551,6 +549,7 @@ func TestRecordReader(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rr := inspect.NewRecordReader(strings.NewReader(tt.in), 0)
+			rr.MaxLineBytes = 200 << 10
 			var gots []got
 			for {
 				rec, err := rr.Next()
