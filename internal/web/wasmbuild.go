@@ -241,13 +241,16 @@ func isModuleRoot(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// goCommand finds the go command: on PATH, else in the GOROOT segviz was
-// built with.
+// goCommand finds the go command: on PATH, else in $GOROOT/bin.
 func goCommand() (string, error) {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p, nil
 	}
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	root := os.Getenv("GOROOT")
+	if root == "" {
+		return "", errors.New("the go command is not on PATH (nor GOROOT set): it builds the WASM engine")
+	}
+	p := filepath.Join(root, "bin", "go")
 	if runtime.GOOS == "windows" {
 		p += ".exe"
 	}
