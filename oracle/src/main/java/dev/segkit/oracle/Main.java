@@ -34,6 +34,15 @@ public final class Main {
         "  retention --batch   (JSON lines on stdin: {src, now, config, highWatermark, logStartOffset})",
         "      Kafka's deleteOldSegments with a fixed clock, on a copy. Reports the deleted",
         "      base offsets with Kafka's reason and the new log start offset.",
+        "  clean [--now MS] [--config k=v]... [--dedupe-buffer BYTES] [--io-buffer BYTES]",
+        "        [--max-io-buffer BYTES] [--high-watermark N] [--no-producer-expiration] SRC OUT [SRC OUT]...",
+        "  clean --batch   (JSON lines on stdin: {src, out, now, config, dedupeBuffer, ioBuffer, ...})",
+        "      Kafka's log cleaner (LogCleanerManager + Cleaner.clean, once) with a fixed clock, on",
+        "      a copy OUT of SRC under its own log directory (OUT's parent, with SRC's checkpoint",
+        "      entries). The high watermark is the log end (or N); the producers expired at --now",
+        "      are removed first, as a running broker's periodic check would have. One JSON line",
+        "      per pair: cleanable range and ratio, delete horizons, stats, active producers,",
+        "      segments before and after, the cleaner-offset-checkpoint before and after.",
         "  generate SCENARIO OUT",
         "      Partitions written by the real broker, produced through it, into the log",
         "      directory OUT. `generate list` names the scenarios.",
@@ -52,6 +61,7 @@ public final class Main {
             switch (args[0]) {
                 case "recover": code = Storage.recover(rest); break;
                 case "retention": code = Storage.retention(rest); break;
+                case "clean": code = Clean.run(rest); break;
                 case "broker": code = Broker.serve(rest); break;
                 case "adopt": code = Broker.adopt(rest); break;
                 case "generate": code = Generate.run(rest); break;

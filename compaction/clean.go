@@ -1,0 +1,634 @@
+package compaction
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+
+	"github.com/segkit/segkit/index"
+	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/vfs"
+)
+
+// CleanerCheckpointFile is the log directory's file of cleaner positions
+// (LogCleanerManager.OFFSET_CHECKPOINT_FILE): one "topic partition
+// offset" line per compacted partition, the offset where its next clean
+// starts.
+const CleanerCheckpointFile = checkpoint.CleanerOffsetFile
+
+// Plan returns what Clean would do now to the partition directory dir,
+// with the topic config cfg, and writes nothing: the cleanable range and
+// dirty ratio, whether the log is cleanable and why not, and — when it
+// is — the whole clean run in memory: the offset map, Kafka's stats, the
+// groups of segments, what would be removed and which delete horizons
+// the kept tombstones and markers would carry.
+//
+// Plan opens the log read-only and takes no lock: it reads the files as
+// they are (no recovery, no leftovers resolved), and a writer working on
+// the directory meanwhile can make its answer stale.
+func Plan(fsys vfs.FS, dir string, cfg config.Config, opt Options) (*Report, error) {
+	return run(fsys, dir, cfg, opt, false)
+}
+
+// Clean compacts the partition directory dir once, as a Kafka 4.3
+// broker's log cleaner does when it picks the partition: if the log is
+// cleanable (see Plan and Report.Why) it builds the offset map over the
+// dirty section, rewrites the segments below the map's end in groups,
+// swaps each group's cleaned segment in through the .cleaned → .swap →
+// rename protocol, and records the new position in the log directory's
+// cleaner-offset-checkpoint. It returns what it did. A log that is not
+// cleanable is left as it is (but a checkpoint reset to the log start
+// offset is written, as Kafka writes it), with a nil error.
+//
+// Clean takes the partition's lock (log.LockPartition) for its whole run
+// and opens the log for writing first, so that a torn tail is recovered
+// and leftovers of an interrupted clean are resolved before it reads
+// anything. It fails with a *log.LockError if a broker or another writer
+// holds the log directory, with an error matching ErrNotCompacted if
+// cfg's cleanup.policy has no compact, with the *log.CorruptLogError of
+// log.Open if the log holds corruption only a repair may truncate (Kafka's
+// loader would truncate it; segkit's writers do not, see log.Options), and
+// with an fs.ErrNotExist error for a directory that does not exist.
+//
+// A crash at any point leaves a directory that log.Open (and Kafka's
+// LogLoader) brings to either the old segments or the cleaned ones, group
+// by group; see the package documentation.
+func Clean(fsys vfs.FS, dir string, cfg config.Config, opt Options) (*Report, error) {
+	if !cfg.Compact() {
+		return nil, fmt.Errorf("%w: %s has cleanup.policy %v", ErrNotCompacted, dir, cfg.CleanupPolicy)
+	}
+	return run(fsys, dir, cfg, opt, true)
+}
+
+// source is one segment of the log being cleaned.
+type source struct {
+	segFacts
+	seg  *segment.Segment // opened read-only for the clean
+	txns []index.AbortedTxn
+}
+
+// job is one Plan or Clean.
+type job struct {
+	fsys   vfs.FS
+	dir    string
+	parent string
+	tp     checkpoint.TopicPartition
+	cfg    config.Config
+	opt    Options
+	write  bool
+	facts  logFacts
+	srcs   []source
+	rep    *Report
+	buf    []byte
+	marker struct {
+		present bool
+		epoch   int64
+	}
+}
+
+func run(fsys vfs.FS, dir string, cfg config.Config, opt Options, write bool) (*Report, error) {
+	j := &job{fsys: fsys, dir: path.Clean(dir), cfg: cfg, opt: opt.withDefaults(), write: write}
+	j.parent = path.Dir(j.dir)
+	if st, err := fsys.Stat(j.dir); err != nil {
+		return nil, err // Clean must not create a partition
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("compaction: %s is not a directory", j.dir)
+	}
+	now := j.opt.now()
+	j.rep = &Report{Dir: j.dir, Now: now}
+	if write {
+		lk, err := kafkalog.LockPartition(fsys, j.dir)
+		if err != nil {
+			return nil, err
+		}
+		defer lk.Close()
+	}
+	if err := j.load(now); err != nil {
+		return nil, err
+	}
+	defer j.closeSources()
+	j.facts.cleanableRange(j.rep)
+	if !j.rep.Cleanable {
+		if write && j.rep.CheckpointReset {
+			if err := j.writeCheckpoint(j.rep.FirstDirtyOffset); err != nil {
+				return j.rep, err
+			}
+		}
+		return j.rep, nil
+	}
+	if write {
+		// The directory is being written: no clean-shutdown marker until
+		// everything is durable again.
+		present, epoch, err := checkpoint.ReadCleanShutdown(fsys, j.parent)
+		if err != nil {
+			return j.rep, err
+		}
+		j.marker.present, j.marker.epoch = present, epoch
+		if present {
+			if err := checkpoint.RemoveCleanShutdown(fsys, j.parent); err != nil {
+				return j.rep, err
+			}
+		}
+	}
+	err := j.clean()
+	if write {
+		// The cleaner thread's finally: the new position, or the old one
+		// if the clean failed (doneCleaning).
+		end := j.rep.EndOffset
+		if err != nil {
+			end = j.rep.FirstDirtyOffset
+		}
+		err = errors.Join(err, j.writeCheckpoint(end))
+		if err == nil && j.marker.present {
+			err = checkpoint.WriteCleanShutdown(fsys, j.parent, j.marker.epoch)
+		}
+	}
+	return j.rep, err
+}
+
+// load opens the log as a broker would, reads what the range rules need,
+// rebuilds the producer state, and opens every segment read-only for the
+// clean.
+func (j *job) load(now int64) error {
+	_, epoch, err := checkpoint.ReadCleanShutdown(j.fsys, j.parent)
+	if err != nil {
+		return err
+	}
+	l, err := kafkalog.Open(j.fsys, j.dir, j.cfg, kafkalog.Options{
+		Clock: j.opt.Clock, ReadOnly: !j.write, Locked: j.write, BrokerEpoch: epoch,
+	})
+	if err != nil {
+		return err
+	}
+	segs := l.Segments()
+	f := &j.facts
+	f.cfg, f.now = j.cfg, now
+	f.logStart, f.logEnd = l.LogStartOffset(), l.LogEndOffset()
+	f.highWatermark = f.logEnd
+	if hw := j.opt.HighWatermark; hw > 0 {
+		f.highWatermark = min(max(hw, f.logStart), f.logEnd)
+	}
+	j.tp = l.TopicPartition()
+	readers := make([]segReader, len(segs))
+	for i, s := range segs {
+		readers[i] = s
+	}
+	pv, err := loadProducers(j.fsys, j.dir, readers, f.logStart, f.logEnd, l.LoadReport().CleanShutdown, now, j.opt.ProducerIDExpirationMs)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	pv.state.OnHighWatermarkUpdated(f.highWatermark)
+	f.lastStable = f.highWatermark
+	if fu, ok := pv.state.FirstUnstableOffset(); ok && fu < f.highWatermark {
+		f.lastStable = fu
+	}
+	f.activeProducer = pv.active
+	f.segs = make([]segFacts, len(segs))
+	for i, s := range segs {
+		sf, err := describe(j.fsys, s)
+		if err != nil {
+			l.Close()
+			return err
+		}
+		f.segs[i] = sf
+	}
+	if err := l.Close(); err != nil {
+		return err
+	}
+	if m, err := checkpoint.ReadOffsets(j.fsys, path.Join(j.parent, CleanerCheckpointFile)); err == nil {
+		f.checkpoint, f.hasCheckpoint = m[j.tp]
+	}
+
+	r := j.rep
+	r.LogStartOffset, r.LogEndOffset = f.logStart, f.logEnd
+	r.HighWatermark, r.LastStableOffset = f.highWatermark, f.lastStable
+	for _, p := range pv.active {
+		r.ActiveProducers = append(r.ActiveProducers, p)
+	}
+	slices.SortFunc(r.ActiveProducers, func(a, b Producer) int { return cmp.Compare(a.ProducerID, b.ProducerID) })
+
+	// The segments, read-only, with their aborted transactions.
+	segCfg := segment.Config{IndexIntervalBytes: int(j.cfg.IndexIntervalBytes), MaxIndexSize: int(j.cfg.SegmentIndexBytes)}
+	j.srcs = make([]source, len(f.segs))
+	for i := range f.segs {
+		s, err := segment.Open(j.fsys, j.dir, f.segs[i].base, "", segCfg, j.opt.Clock, true)
+		if err != nil {
+			j.closeSources()
+			return err
+		}
+		j.srcs[i] = source{segFacts: f.segs[i], seg: s}
+		tx, err := s.TransactionIndex()
+		if err != nil {
+			j.closeSources()
+			return err
+		}
+		j.srcs[i].txns = tx.All()
+	}
+	return nil
+}
+
+// describe reads the facts of one segment of the open log.
+func describe(fsys vfs.FS, s *segment.Segment) (segFacts, error) {
+	f := segFacts{base: s.BaseOffset(), size: s.Size()}
+	var err error
+	if f.indexBytes, err = indexBytes(fsys, s.IndexPath(), index.EntrySize, func() (int, error) {
+		x, err := s.OffsetIndex()
+		if err != nil {
+			return 0, err
+		}
+		return x.SizeInBytes(), nil
+	}); err != nil {
+		return f, err
+	}
+	if f.timeIndexBytes, err = indexBytes(fsys, s.TimeIndexPath(), timeindex.EntrySize, func() (int, error) {
+		x, err := s.TimeIndex()
+		if err != nil {
+			return 0, err
+		}
+		return x.SizeInBytes(), nil
+	}); err != nil {
+		return f, err
+	}
+	if f.largestTs, err = s.LargestTimestamp(); err != nil {
+		return f, err
+	}
+	if f.firstBatchTs, err = s.FirstBatchTimestamp(); err != nil {
+		return f, err
+	}
+	if f.lastModified, err = s.LastModified(); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// indexBytes is an index's sizeInBytes as Kafka has it for a segment it
+// loaded: the file's length in whole entries (zero padding included, as
+// Kafka trusts an existing file), or, with no file, what an index built
+// from the .log would hold.
+func indexBytes(fsys vfs.FS, p string, entrySize int, built func() (int, error)) (int64, error) {
+	st, err := fsys.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		n, err := built()
+		return int64(n), err
+	}
+	if err != nil {
+		return 0, err
+	}
+	return st.Size() / int64(entrySize) * int64(entrySize), nil
+}
+
+func (j *job) closeSources() {
+	for i := range j.srcs {
+		if s := j.srcs[i].seg; s != nil {
+			s.CloseHandlers()
+			j.srcs[i].seg = nil
+		}
+	}
+}
+
+// collectAborted is UnifiedLog.collectAbortedTransactions(from, upper):
+// from the segment holding from on, the aborted transactions whose last
+// offset is at or above the log start offset and whose first offset is
+// below upper, until an entry's last stable offset reaches upper.
+func (j *job) collectAborted(dst []index.AbortedTxn, from, upper int64) []index.AbortedTxn {
+	i, _ := j.facts.values(from, from+1)
+	if len(j.srcs) == 0 || j.srcs[i].base > from {
+		return dst
+	}
+	logStart := j.facts.logStart
+	for ; i < len(j.srcs); i++ {
+		for _, t := range j.srcs[i].txns {
+			if t.LastOffset >= logStart && t.FirstOffset < upper {
+				dst = append(dst, t)
+			}
+			if t.LastStableOffset >= upper {
+				return dst
+			}
+		}
+	}
+	return dst
+}
+
+// clean builds the offset map and rewrites the groups.
+func (j *job) clean() error {
+	r := j.rep
+	m, err := NewOffsetMap(j.opt.DedupeBufferSize, j.opt.LoadFactor)
+	if err != nil {
+		return err
+	}
+	r.MapSlots, r.MapCapacity = m.Slots(), m.Capacity()
+	upper := r.FirstUncleanableOffset
+	full, err := j.buildOffsetMap(m, r.FirstDirtyOffset, upper)
+	if err != nil {
+		return err
+	}
+	r.MapFull, r.MapEntries = full, m.Size()
+	r.EndOffset = m.LatestOffset() + 1
+
+	f := &filter{
+		now:               r.Now,
+		deleteRetentionMs: j.cfg.DeleteRetentionMs,
+		m:                 m,
+		active:            j.facts.activeProducer,
+		upper:             upper,
+		txn:               newTxnState(),
+		stats:             &r.Stats,
+		removed:           &r.Removed,
+		horizons:          map[int64]*Horizon{},
+	}
+	i, k := j.facts.values(0, r.EndOffset)
+	for _, g := range j.facts.groupBySize(i, k, int64(j.cfg.SegmentSize()), int64(j.cfg.SegmentIndexBytes), upper) {
+		if err := j.cleanGroup(f, g[0], g[1]); err != nil {
+			return err
+		}
+	}
+	r.Stats.BufferUtilization = m.Utilization()
+	for _, h := range f.horizons {
+		r.Horizons = append(r.Horizons, *h)
+	}
+	slices.SortFunc(r.Horizons, func(a, b Horizon) int { return cmp.Compare(a.DeleteHorizonMs, b.DeleteHorizonMs) })
+	return nil
+}
+
+// buildOffsetMap is Cleaner.buildOffsetMap over [start, end): the latest
+// offset of every key in the dirty segments, leaving out aborted
+// transactions, until the map is full. It reports whether it filled.
+func (j *job) buildOffsetMap(m *OffsetMap, start, end int64) (bool, error) {
+	m.Clear()
+	i, k := j.facts.values(start, end)
+	txn := newTxnState()
+	txn.add(j.collectAborted(nil, start, end))
+	mb := mapBuilder{
+		m: m, txn: txn, start: start, stats: &j.rep.Stats,
+		ioBuffer: j.opt.IOBufferSize, maxIOBuffer: j.opt.MaxIOBufferSize, maxMessage: int(j.cfg.MaxMessageBytes),
+	}
+	for x := i; x < k; x++ {
+		next := end
+		if x+1 < k {
+			next = j.srcs[x+1].base
+		}
+		full, err := mb.segment(j.srcs[x].seg, next)
+		if err != nil || full {
+			return full, err
+		}
+	}
+	return false, nil
+}
+
+// mapBuilder is Cleaner.buildOffsetMapForSegment.
+type mapBuilder struct {
+	m                     *OffsetMap
+	txn                   *txnState
+	start                 int64
+	stats                 *Stats
+	ioBuffer, maxIOBuffer int
+	maxMessage            int
+	it                    record.EntryIterator
+	ctl                   record.Iterator
+	rec                   record.Record
+	rs                    record.ReaderScanner
+	chunk, bufSize        int
+}
+
+// segment adds the records of s from the offset index's position of
+// start on; next is the base offset of the next dirty segment (or the end
+// of the dirty section).
+func (b *mapBuilder) segment(s *segment.Segment, next int64) (bool, error) {
+	oi, err := s.OffsetIndex()
+	if err != nil {
+		return false, err
+	}
+	pos := int64(oi.Lookup(b.start).Position)
+	b.rs.Reset(readerAt{s}, s.Size(), s.LogPath(), pos)
+	b.bufSize, b.chunk = b.ioBuffer, 0
+	for b.rs.Next() {
+		e := b.rs.Entry()
+		if err := b.fit(e.Size()); err != nil {
+			return false, err
+		}
+		full, err := b.entry(e)
+		if err != nil || full {
+			return full, err
+		}
+		b.chunk += e.Size()
+	}
+	if err := b.rs.Err(); err != nil {
+		return false, err
+	}
+	b.stats.MapBytesRead += int64(b.chunk)
+	b.m.UpdateLatestOffset(next - 1)
+	return false, nil
+}
+
+// fit emulates the cleaner's read chunks, for Stats.MapBytesRead: a chunk
+// is the whole entries that fit its buffer; a chunk's bytes count once
+// all its entries are read; an entry larger than the buffer grows it
+// (Cleaner.growBuffersOrFail).
+func (b *mapBuilder) fit(size int) error {
+	if b.chunk+size <= b.bufSize {
+		return nil
+	}
+	b.stats.MapBytesRead += int64(b.chunk)
+	b.chunk = 0
+	for b.bufSize < size {
+		maxSize := b.maxMessage
+		if b.bufSize >= b.maxMessage {
+			maxSize = size
+		}
+		maxBuf := max(maxSize, b.maxIOBuffer)
+		if b.bufSize >= maxBuf {
+			return fmt.Errorf("%w: %d bytes, buffers at most %d", ErrMessageTooLarge, size, maxBuf)
+		}
+		b.bufSize = min(b.bufSize*2, maxBuf)
+	}
+	return nil
+}
+
+// entry maps one entry's records; it reports whether the map filled.
+func (b *mapBuilder) entry(e *record.Entry) (bool, error) {
+	last := e.LastOffset()
+	if e.Magic == record.MagicV2 {
+		h := &e.Batch.BatchHeader
+		if h.Attributes.IsControl() {
+			typ, has, err := controlType(&b.ctl, &b.rec, &e.Batch)
+			if err != nil {
+				return false, err
+			}
+			b.txn.onControl(h, typ, has)
+			b.stats.MapMessagesRead++
+			if last >= b.start {
+				b.m.UpdateLatestOffset(last)
+			}
+			return false, nil
+		}
+		if b.txn.onBatch(h) {
+			b.stats.MapMessagesRead += int64(h.RecordCount)
+			if last >= b.start {
+				b.m.UpdateLatestOffset(last)
+			}
+			return false, nil
+		}
+	} else {
+		b.txn.consumeUpTo(last)
+	}
+	b.it.Reset(e)
+	for b.it.Next(&b.rec) {
+		if b.rec.Key != nil && b.rec.Offset >= b.start {
+			if b.m.Full() {
+				return true, nil
+			}
+			if err := b.m.Put(b.rec.Key, b.rec.Offset); err != nil {
+				return false, err
+			}
+		}
+		b.stats.MapMessagesRead++
+	}
+	if err := b.it.Err(); err != nil {
+		return false, err
+	}
+	if last >= b.start {
+		b.m.UpdateLatestOffset(last)
+	}
+	return false, nil
+}
+
+// cleanGroup rewrites the sources [a, z) into one segment
+// (Cleaner.cleanSegments) and, for Clean, swaps it in.
+func (j *job) cleanGroup(f *filter, a, z int) error {
+	r := j.rep
+	base := j.srcs[a].base
+	g := Group{BaseOffset: base}
+	var w *cleanedWriter
+	if j.write {
+		var err error
+		if w, err = newCleanedWriter(j.fsys, j.dir, base, int(j.cfg.IndexIntervalBytes), int(j.cfg.SegmentIndexBytes), j.buf); err != nil {
+			return err
+		}
+	}
+	var kept []index.AbortedTxn
+	f.txn.cleaned = &kept
+	emit := func(b []byte, lastOffset, maxTs int64) error {
+		g.SizeAfter += int64(len(b))
+		if w == nil {
+			return nil
+		}
+		return w.add(b, lastOffset, maxTs)
+	}
+	fail := func(err error) error {
+		if w != nil {
+			w.abort()
+		}
+		return err
+	}
+	var rs record.ReaderScanner
+	var scratch []index.AbortedTxn
+	for x := a; x < z; x++ {
+		src := &j.srcs[x]
+		g.Sources = append(g.Sources, src.base)
+		g.SizeBefore += src.size
+		upperX := int64(0)
+		if x+1 < z {
+			upperX = j.srcs[x+1].base
+		} else {
+			next, err := src.seg.ReadNextOffset()
+			if err != nil {
+				return fail(err)
+			}
+			upperX = next
+		}
+		scratch = j.collectAborted(scratch[:0], src.base, upperX)
+		f.txn.add(scratch)
+		f.retainLegacyDeletes = src.lastModified > r.LegacyDeleteHorizonMs
+		rs.Reset(readerAt{src.seg}, src.seg.Size(), src.seg.LogPath(), 0)
+		for rs.Next() {
+			e := rs.Entry()
+			if err := f.filterEntry(e, emit); err != nil {
+				return fail(fmt.Errorf("compaction: %s at byte %d: %w", src.seg.LogPath(), e.Position, err))
+			}
+			if w != nil {
+				for _, t := range kept {
+					if err := w.addAborted(t); err != nil {
+						return fail(err)
+					}
+				}
+			}
+			kept = kept[:0]
+		}
+		if err := rs.Err(); err != nil {
+			return fail(err)
+		}
+	}
+	r.Groups = append(r.Groups, g)
+	if w == nil {
+		return nil
+	}
+	if err := w.finish(j.srcs[z-1].lastModified); err != nil {
+		return fail(err)
+	}
+	j.buf = w.buf
+	return j.swap(base, a, z)
+}
+
+// swap replaces the sources [a, z) with the cleaned segment at base
+// (LocalLog.replaceSegments): .cleaned → .swap, durably; the sources →
+// .deleted; .swap → the normal names, durably; then the .deleted files
+// and the producer snapshots of the sources not replaced go.
+func (j *job) swap(base int64, a, z int) error {
+	fsys, dir := j.fsys, j.dir
+	if err := renameSegment(fsys, dir, base, segment.CleanedSuffix, segment.SwapSuffix); err != nil {
+		return err
+	}
+	if err := vfs.SyncDir(fsys, dir); err != nil {
+		return err
+	}
+	for x := a; x < z; x++ {
+		src := &j.srcs[x]
+		src.seg.CloseHandlers()
+		src.seg = nil
+		if err := renameSegment(fsys, dir, src.base, "", segment.DeletedSuffix); err != nil {
+			return err
+		}
+	}
+	if err := renameSegment(fsys, dir, base, segment.SwapSuffix, ""); err != nil {
+		return err
+	}
+	if err := vfs.SyncDir(fsys, dir); err != nil {
+		return err
+	}
+	for x := a; x < z; x++ {
+		b := j.srcs[x].base
+		for _, ext := range cleanedExts {
+			if err := fsys.Remove(segment.Path(dir, b, ext+segment.DeletedSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if b != base {
+			if err := producer.DeleteSnapshot(fsys, dir, b); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return vfs.SyncDir(fsys, dir)
+}
+
+// writeCheckpoint sets this partition's entry of the log directory's
+// cleaner-offset-checkpoint to offset, keeping the other entries.
+func (j *job) writeCheckpoint(offset int64) error {
+	p := path.Join(j.parent, CleanerCheckpointFile)
+	m, err := checkpoint.ReadOffsets(j.fsys, p)
+	if err != nil {
+		m = map[checkpoint.TopicPartition]int64{} // none, or unreadable: rewritten with what we know
+	}
+	m[j.tp] = offset
+	return checkpoint.WriteOffsets(j.fsys, p, m)
+}
