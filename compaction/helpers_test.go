@@ -26,7 +26,7 @@ func testConfig(t testing.TB, props map[string]string) kafkalog.Config {
 	for k, v := range props {
 		p[k] = v
 	}
-	cfg, err := kafkalog.ParseConfig(p, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(p)
 	if err != nil {
 		t.Fatal(err)
 	}

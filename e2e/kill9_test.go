@@ -486,7 +486,7 @@ const recoverRecords = 20000 // records of a recover-in-place partition
 func (k *kill9) tornPartition(dir string) int64 {
 	// The library writes it, as segviz append would, but without the cost
 	// of the JSON lines.
-	cfg, err := config.Parse(map[string]string{config.SegmentBytes: strconv.Itoa(64 << 10)}, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{config.SegmentBytes: strconv.Itoa(64 << 10)})
 	if err != nil {
 		k.t.Fatal(err)
 	}

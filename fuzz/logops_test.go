@@ -100,7 +100,7 @@ func (p program) config() (kafkalog.Config, error) {
 	if p.cfg1&8 != 0 {
 		props[config.SegmentMs] = "60000"
 	}
-	return kafkalog.ParseConfig(props, config.AllowSmallSegments())
+	return config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 }
 
 // harness runs one program against the engine and the model.

@@ -284,11 +284,11 @@ func (c recoverCase) buildBase(t testing.TB, clk *clock) (*vfs.Mem, string, kafk
 		return c.buildReal(t, mem)
 	}
 	g := c.gen
-	cfg, err := kafkalog.ParseConfig(map[string]string{
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{
 		config.SegmentBytes:       strconv.Itoa([]int{300, 600, 1200, 4096}[g[0]&3]),
 		config.IndexIntervalBytes: map[bool]string{true: "0", false: "128"}[g[0]&4 != 0],
 		config.SegmentIndexBytes:  "4096",
-	}, config.AllowSmallSegments())
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +466,7 @@ func (c recoverCase) buildReal(t testing.TB, mem *vfs.Mem) (*vfs.Mem, string, ka
 	for _, p := range []string{recoverDir, dir} {
 		vfs.SyncDir(mem, p)
 	}
-	cfg, _ := kafkalog.ParseConfig(map[string]string{config.SegmentBytes: "4096", config.SegmentIndexBytes: "4096"}, config.AllowSmallSegments())
+	cfg, _ := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{config.SegmentBytes: "4096", config.SegmentIndexBytes: "4096"})
 	return mem.CrashClone(vfs.CrashConfig{UnsyncedDataPercent: 100}), dir, cfg, orig
 }
 

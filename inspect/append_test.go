@@ -101,7 +101,7 @@ func TestAppend(t *testing.T) {
 	for i := 0; i < 25; i++ {
 		recs = append(recs, inspect.InputRecord{Line: i + 1, Record: record.Record{Timestamp: t0.UnixMilli(), Value: []byte("hello")}})
 	}
-	cfg, err := kafkalog.ParseConfig(map[string]string{"segment.bytes": "200"}, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": "200"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestAppendFromAcksDurable(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := vfs.NewMem()
-			cfg, err := kafkalog.ParseConfig(map[string]string{"segment.bytes": tt.segBytes}, config.AllowSmallSegments())
+			cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": tt.segBytes})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -594,7 +594,7 @@ func TestRecordReader(t *testing.T) {
 func TestAppendFromFaults(t *testing.T) {
 	const n = 24
 	in := jsonLines(0, n, nil)
-	cfg, err := kafkalog.ParseConfig(map[string]string{"segment.bytes": "300"}, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": "300"})
 	if err != nil {
 		t.Fatal(err)
 	}

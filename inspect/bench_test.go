@@ -22,7 +22,7 @@ func benchPartition(b *testing.B, codec compress.Codec, size int64) (*vfs.Mem, i
 	b.Helper()
 	c := &clock{t: t0}
 	m := vfs.NewMem(vfs.WithClock(func() time.Time { return c.t }))
-	cfg, err := kafkalog.ParseConfig(map[string]string{"segment.bytes": "8388608"}, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": "8388608"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func newFixture(t testing.TB, props map[string]string) *fixture {
 	t.Helper()
 	c := &clock{t: t0}
 	f := &fixture{fs: vfs.NewMem(vfs.WithClock(func() time.Time { return c.t })), dir: "/logs/t-0", clock: c}
-	cfg, err := kafkalog.ParseConfig(props, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,7 @@ func putBase(b []byte, base int64) {
 // 10,000 segments: loading must not read every index (they load lazily).
 func BenchmarkOpen10000Segments(b *testing.B) {
 	fsys := vfs.NewMem()
-	cfg, err := kafkalog.ParseConfig(map[string]string{"segment.bytes": "20000", "segment.index.bytes": "1024"}, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": "20000", "segment.index.bytes": "1024"})
 	if err != nil {
 		b.Fatal(err)
 	}

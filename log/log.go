@@ -23,11 +23,9 @@ type Config = config.Config
 
 // ParseConfig builds a Config from Kafka property names and values
 // ("segment.bytes": "1048576", ...), starting from Kafka's defaults, and
-// validates it as Kafka 4.x does; config.AllowSmallSegments and the other
-// options relax it.
-func ParseConfig(props map[string]string, opts ...config.Option) (Config, error) {
-	return config.Parse(props, opts...)
-}
+// validates it as Kafka 4.x does; config.ParseOptions relaxes it
+// (config.ParseOptions{AllowSmallSegments: true}.Parse(props)).
+func ParseConfig(props map[string]string) (Config, error) { return config.Parse(props) }
 
 // DefaultConfig returns Kafka's defaults.
 func DefaultConfig() Config { return config.Default() }

@@ -21,11 +21,11 @@ func (c *clock) Now() time.Time { return time.UnixMilli(c.ms) }
 // smallConfig is a config with tiny segments, so tests roll often.
 func smallConfig(t testing.TB, segmentBytes int) kafkalog.Config {
 	t.Helper()
-	cfg, err := kafkalog.ParseConfig(map[string]string{
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{
 		"segment.bytes":        fmt.Sprint(segmentBytes),
 		"index.interval.bytes": "256",
 		"segment.index.bytes":  "4096",
-	}, config.AllowSmallSegments())
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

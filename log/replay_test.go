@@ -73,7 +73,7 @@ func TestReplayRealPartitions(t *testing.T) {
 			t.Logf("%s: not replayed: %s", rel, why)
 			continue
 		}
-		cfg, err := kafkalog.ParseConfig(props, config.AllowSmallSegments())
+		cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 		if err != nil {
 			t.Fatal(err)
 		}

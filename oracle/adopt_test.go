@@ -376,7 +376,7 @@ func (w *libWriter) marker(pid int64, epoch int16, typ record.ControlType) {
 // idempotent batches, through package log's leader append path.
 func writeWithLibrary(t *testing.T, p *adoptPartition, rounds int) {
 	t.Helper()
-	cfg, err := kafkalog.ParseConfig(map[string]string{config.SegmentBytes: strconv.Itoa(adoptSegmentBytes)}, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{config.SegmentBytes: strconv.Itoa(adoptSegmentBytes)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func (c compactCase) config(t testing.TB) kafkalog.Config {
 	for k, v := range c.props {
 		p[k] = v
 	}
-	cfg, err := kafkalog.ParseConfig(p, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(p)
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}
@@ -752,7 +752,7 @@ func writeCompactPartition(t testing.TB, dir string, sp genSpec) {
 	for k, v := range sp.props {
 		p[k] = v
 	}
-	cfg, err := kafkalog.ParseConfig(p, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(p)
 	if err != nil {
 		t.Fatal(err)
 	}

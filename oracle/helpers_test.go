@@ -63,7 +63,7 @@ func writeLog(t testing.TB, dir string, props map[string]string, segs [][]batchP
 	for k, v := range props {
 		p[k] = v
 	}
-	cfg, err := kafkalog.ParseConfig(p, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(p)
 	if err != nil {
 		t.Fatal(err)
 	}

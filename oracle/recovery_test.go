@@ -41,7 +41,7 @@ func (s recoverySource) flags() []string {
 
 func (s recoverySource) config(t testing.TB) *kafkalog.Config {
 	t.Helper()
-	cfg, err := kafkalog.ParseConfig(s.props, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(s.props)
 	if err != nil {
 		t.Fatal(err)
 	}

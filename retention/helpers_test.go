@@ -23,7 +23,7 @@ func (c *clock) Now() time.Time { return time.UnixMilli(c.ms) }
 // write what they need.
 func mustConfig(t testing.TB, props map[string]string) kafkalog.Config {
 	t.Helper()
-	cfg, err := kafkalog.ParseConfig(props, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,17 +139,17 @@ func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	props := map[string]string{}
-	var opts []config.Option
+	var parse config.ParseOptions
 	if *segmentBytes != "" {
 		props[config.SegmentBytes] = *segmentBytes
 		if n, err := strconv.ParseInt(*segmentBytes, 10, 64); err == nil && n < config.MinSegmentBytes {
-			opts = append(opts, config.AllowSmallSegments())
+			parse.AllowSmallSegments = true
 			if n >= config.LegacyMinSegmentBytes {
 				fmt.Fprintf(stderr, "segviz append: warning: segment.bytes %d is below %d (1 MiB), Kafka 4.x's minimum (KIP-1030): a 4.x broker would refuse this topic config; the files themselves are valid for any broker\n", n, config.MinSegmentBytes)
 			}
 		}
 	}
-	cfg, err := kafkalog.ParseConfig(props, opts...)
+	cfg, err := parse.Parse(props)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz append: %v\n", err)
 		return exitUsage

@@ -186,7 +186,7 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 	if *initialDelay != "" {
 		set(config.LogInitialTaskDelayMs, *initialDelay)
 	}
-	cfg, err := config.Parse(o.topic, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(o.topic)
 	if err != nil {
 		return fail("%v", err)
 	}

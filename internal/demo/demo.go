@@ -92,7 +92,7 @@ func Get() (*Demo, error) {
 func Build() (*Demo, error) {
 	clk := &clock{t: Now.Add(-10 * day)}
 	fsys := vfs.NewMem(vfs.WithClock(clk.Now))
-	cfg, err := config.Parse(Props(), config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(Props())
 	if err != nil {
 		return nil, err
 	}

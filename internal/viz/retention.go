@@ -88,7 +88,7 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 			props[k] = v
 		}
 	}
-	cfg, err := config.Parse(props, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}

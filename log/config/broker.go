@@ -36,7 +36,7 @@ func DefaultBroker() Broker {
 // DefaultBroker. Unknown names are errors ("Unknown broker config name:
 // x"); values are parsed and checked as Parse does.
 func ParseBroker(props map[string]string) (Broker, error) {
-	o := newOptions(nil)
+	o := ParseOptions{}.options()
 	o.scope = "broker"
 	b := DefaultBroker()
 	if err := parseInto(&b, brokerKeys, props, o); err != nil {
@@ -47,7 +47,7 @@ func ParseBroker(props map[string]string) (Broker, error) {
 
 // Validate checks b's values as ParseBroker does.
 func (b Broker) Validate() error {
-	o := newOptions(nil)
+	o := ParseOptions{}.options()
 	for i := range brokerKeys {
 		k := &brokerKeys[i]
 		if err := check(k, deref(k.field(&b)), o); err != nil {

@@ -176,59 +176,59 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		props map[string]string
-		opts  []Option
+		opts  ParseOptions
 		want  string
 		err   error
 	}{
-		{"unknown", map[string]string{"segment.size": "1"}, nil, "Unknown topic config name: segment.size", ErrUnknownName},
-		{"unknown_sorted_first", map[string]string{"zz": "1", "aa": "1", SegmentMs: "x"}, nil, "Unknown topic config name: aa", ErrUnknownName},
-		{"broker_name_is_not_topic", map[string]string{"log.segment.bytes": "1"}, nil, "Unknown topic config name: log.segment.bytes", ErrUnknownName},
-		{"segment_bytes_4x", map[string]string{SegmentBytes: "10"}, nil, "Invalid value 10 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
-		{"segment_bytes_4x_just_below", map[string]string{SegmentBytes: "1048575"}, nil, "Invalid value 1048575 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
-		{"segment_bytes_legacy", map[string]string{SegmentBytes: "10"}, []Option{AllowSmallSegments()}, "Invalid value 10 for configuration segment.bytes: Value must be at least 14", ErrInvalidValue},
-		{"segment_bytes_not_int", map[string]string{SegmentBytes: "1GB"}, nil, "Invalid value 1GB for configuration segment.bytes: Not a number of type INT", ErrInvalidValue},
-		{"segment_bytes_overflow", map[string]string{SegmentBytes: "2147483648"}, nil, "Invalid value 2147483648 for configuration segment.bytes: Not a number of type INT", ErrInvalidValue},
-		{"value_printed_parsed", map[string]string{SegmentBytes: " +0010 "}, nil, "Invalid value 10 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
-		{"raw_printed_on_parse_error", map[string]string{RetentionMs: " 7d "}, nil, "Invalid value  7d  for configuration retention.ms: Not a number of type LONG", ErrInvalidValue},
-		{"segment_ms", map[string]string{SegmentMs: "0"}, nil, "Invalid value 0 for configuration segment.ms: Value must be at least 1", ErrInvalidValue},
-		{"segment_index_bytes", map[string]string{SegmentIndexBytes: "3"}, []Option{AllowSmallSegments()}, "Invalid value 3 for configuration segment.index.bytes: Value must be at least 4", ErrInvalidValue},
-		{"retention_ms", map[string]string{RetentionMs: "-2"}, nil, "Invalid value -2 for configuration retention.ms: Value must be at least -1", ErrInvalidValue},
-		{"retention_ms_empty", map[string]string{RetentionMs: ""}, nil, "Invalid value  for configuration retention.ms: Not a number of type LONG", ErrInvalidValue},
-		{"flush_messages", map[string]string{FlushMessages: "0"}, nil, "Invalid value 0 for configuration flush.messages: Value must be at least 1", ErrInvalidValue},
-		{"max_compaction_lag", map[string]string{MaxCompactionLagMs: "0"}, nil, "Invalid value 0 for configuration max.compaction.lag.ms: Value must be at least 1", ErrInvalidValue},
-		{"ratio_low", map[string]string{MinCleanableDirtyRatio: "-0.1"}, nil, "Invalid value -0.1 for configuration min.cleanable.dirty.ratio: Value must be at least 0", ErrInvalidValue},
-		{"ratio_high", map[string]string{MinCleanableDirtyRatio: "2"}, nil, "Invalid value 2.0 for configuration min.cleanable.dirty.ratio: Value must be no more than 1", ErrInvalidValue},
-		{"ratio_high_exp", map[string]string{MinCleanableDirtyRatio: "1e10"}, nil, "Invalid value 1.0E10 for configuration min.cleanable.dirty.ratio: Value must be no more than 1", ErrInvalidValue},
-		{"ratio_nan", map[string]string{MinCleanableDirtyRatio: "NaN"}, nil, "Invalid value NaN for configuration min.cleanable.dirty.ratio: Not a number of type DOUBLE", ErrInvalidValue},
-		{"ratio_word", map[string]string{MinCleanableDirtyRatio: "half"}, nil, "Invalid value half for configuration min.cleanable.dirty.ratio: Not a number of type DOUBLE", ErrInvalidValue},
-		{"bool", map[string]string{Preallocate: "yes"}, nil, "Invalid value yes for configuration preallocate: Expected value to be either true or false", ErrInvalidValue},
-		{"compression", map[string]string{CompressionType: "zip"}, nil, "Invalid value zip for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer", ErrInvalidValue},
-		{"compression_case", map[string]string{CompressionType: "GZIP"}, nil, "Invalid value GZIP for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer", ErrInvalidValue},
-		{"timestamp_type", map[string]string{MessageTimestampType: "createtime"}, nil, "Invalid value createtime for configuration message.timestamp.type: String must be one of: CreateTime, LogAppendTime", ErrInvalidValue},
-		{"cleanup_policy", map[string]string{CleanupPolicy: "delete,forever"}, nil, "Invalid value forever for configuration cleanup.policy: String must be one of: compact, delete", ErrInvalidValue},
-		{"cleanup_policy_dup", map[string]string{CleanupPolicy: "delete, delete"}, nil, "Configuration 'cleanup.policy' values must not be duplicated.", ErrInvalidValue},
-		{"cleanup_policy_empty_elem", map[string]string{CleanupPolicy: "delete,"}, nil, "Configuration 'cleanup.policy' values must not be empty.", ErrInvalidValue},
-		{"gzip_level", map[string]string{CompressionGzipLevel: "0"}, nil, "Invalid value 0 for configuration compression.gzip.level: Value must be between 1 and 9 or equal to -1", ErrInvalidValue},
-		{"lz4_level", map[string]string{CompressionLz4Level: "18"}, nil, "Invalid value 18 for configuration compression.lz4.level: Value must be no more than 17", ErrInvalidValue},
-		{"zstd_level", map[string]string{CompressionZstdLevel: "-131073"}, nil, "Invalid value -131073 for configuration compression.zstd.level: Value must be at least -131072", ErrInvalidValue},
-		{"local_retention_ms", map[string]string{LocalRetentionMs: "-3"}, nil, "Invalid value -3 for configuration local.retention.ms: Value must be at least -2", ErrInvalidValue},
-		{"min_insync", map[string]string{MinInsyncReplicas: "0"}, nil, "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1", ErrInvalidValue},
-		{"internal_segment_bytes", map[string]string{InternalSegmentBytes: "13"}, nil, "Invalid value 13 for configuration internal.segment.bytes: Value must be at least 14", ErrInvalidValue},
+		{"unknown", map[string]string{"segment.size": "1"}, ParseOptions{}, "Unknown topic config name: segment.size", ErrUnknownName},
+		{"unknown_sorted_first", map[string]string{"zz": "1", "aa": "1", SegmentMs: "x"}, ParseOptions{}, "Unknown topic config name: aa", ErrUnknownName},
+		{"broker_name_is_not_topic", map[string]string{"log.segment.bytes": "1"}, ParseOptions{}, "Unknown topic config name: log.segment.bytes", ErrUnknownName},
+		{"segment_bytes_4x", map[string]string{SegmentBytes: "10"}, ParseOptions{}, "Invalid value 10 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
+		{"segment_bytes_4x_just_below", map[string]string{SegmentBytes: "1048575"}, ParseOptions{}, "Invalid value 1048575 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
+		{"segment_bytes_legacy", map[string]string{SegmentBytes: "10"}, ParseOptions{AllowSmallSegments: true}, "Invalid value 10 for configuration segment.bytes: Value must be at least 14", ErrInvalidValue},
+		{"segment_bytes_not_int", map[string]string{SegmentBytes: "1GB"}, ParseOptions{}, "Invalid value 1GB for configuration segment.bytes: Not a number of type INT", ErrInvalidValue},
+		{"segment_bytes_overflow", map[string]string{SegmentBytes: "2147483648"}, ParseOptions{}, "Invalid value 2147483648 for configuration segment.bytes: Not a number of type INT", ErrInvalidValue},
+		{"value_printed_parsed", map[string]string{SegmentBytes: " +0010 "}, ParseOptions{}, "Invalid value 10 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
+		{"raw_printed_on_parse_error", map[string]string{RetentionMs: " 7d "}, ParseOptions{}, "Invalid value  7d  for configuration retention.ms: Not a number of type LONG", ErrInvalidValue},
+		{"segment_ms", map[string]string{SegmentMs: "0"}, ParseOptions{}, "Invalid value 0 for configuration segment.ms: Value must be at least 1", ErrInvalidValue},
+		{"segment_index_bytes", map[string]string{SegmentIndexBytes: "3"}, ParseOptions{AllowSmallSegments: true}, "Invalid value 3 for configuration segment.index.bytes: Value must be at least 4", ErrInvalidValue},
+		{"retention_ms", map[string]string{RetentionMs: "-2"}, ParseOptions{}, "Invalid value -2 for configuration retention.ms: Value must be at least -1", ErrInvalidValue},
+		{"retention_ms_empty", map[string]string{RetentionMs: ""}, ParseOptions{}, "Invalid value  for configuration retention.ms: Not a number of type LONG", ErrInvalidValue},
+		{"flush_messages", map[string]string{FlushMessages: "0"}, ParseOptions{}, "Invalid value 0 for configuration flush.messages: Value must be at least 1", ErrInvalidValue},
+		{"max_compaction_lag", map[string]string{MaxCompactionLagMs: "0"}, ParseOptions{}, "Invalid value 0 for configuration max.compaction.lag.ms: Value must be at least 1", ErrInvalidValue},
+		{"ratio_low", map[string]string{MinCleanableDirtyRatio: "-0.1"}, ParseOptions{}, "Invalid value -0.1 for configuration min.cleanable.dirty.ratio: Value must be at least 0", ErrInvalidValue},
+		{"ratio_high", map[string]string{MinCleanableDirtyRatio: "2"}, ParseOptions{}, "Invalid value 2.0 for configuration min.cleanable.dirty.ratio: Value must be no more than 1", ErrInvalidValue},
+		{"ratio_high_exp", map[string]string{MinCleanableDirtyRatio: "1e10"}, ParseOptions{}, "Invalid value 1.0E10 for configuration min.cleanable.dirty.ratio: Value must be no more than 1", ErrInvalidValue},
+		{"ratio_nan", map[string]string{MinCleanableDirtyRatio: "NaN"}, ParseOptions{}, "Invalid value NaN for configuration min.cleanable.dirty.ratio: Not a number of type DOUBLE", ErrInvalidValue},
+		{"ratio_word", map[string]string{MinCleanableDirtyRatio: "half"}, ParseOptions{}, "Invalid value half for configuration min.cleanable.dirty.ratio: Not a number of type DOUBLE", ErrInvalidValue},
+		{"bool", map[string]string{Preallocate: "yes"}, ParseOptions{}, "Invalid value yes for configuration preallocate: Expected value to be either true or false", ErrInvalidValue},
+		{"compression", map[string]string{CompressionType: "zip"}, ParseOptions{}, "Invalid value zip for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer", ErrInvalidValue},
+		{"compression_case", map[string]string{CompressionType: "GZIP"}, ParseOptions{}, "Invalid value GZIP for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer", ErrInvalidValue},
+		{"timestamp_type", map[string]string{MessageTimestampType: "createtime"}, ParseOptions{}, "Invalid value createtime for configuration message.timestamp.type: String must be one of: CreateTime, LogAppendTime", ErrInvalidValue},
+		{"cleanup_policy", map[string]string{CleanupPolicy: "delete,forever"}, ParseOptions{}, "Invalid value forever for configuration cleanup.policy: String must be one of: compact, delete", ErrInvalidValue},
+		{"cleanup_policy_dup", map[string]string{CleanupPolicy: "delete, delete"}, ParseOptions{}, "Configuration 'cleanup.policy' values must not be duplicated.", ErrInvalidValue},
+		{"cleanup_policy_empty_elem", map[string]string{CleanupPolicy: "delete,"}, ParseOptions{}, "Configuration 'cleanup.policy' values must not be empty.", ErrInvalidValue},
+		{"gzip_level", map[string]string{CompressionGzipLevel: "0"}, ParseOptions{}, "Invalid value 0 for configuration compression.gzip.level: Value must be between 1 and 9 or equal to -1", ErrInvalidValue},
+		{"lz4_level", map[string]string{CompressionLz4Level: "18"}, ParseOptions{}, "Invalid value 18 for configuration compression.lz4.level: Value must be no more than 17", ErrInvalidValue},
+		{"zstd_level", map[string]string{CompressionZstdLevel: "-131073"}, ParseOptions{}, "Invalid value -131073 for configuration compression.zstd.level: Value must be at least -131072", ErrInvalidValue},
+		{"local_retention_ms", map[string]string{LocalRetentionMs: "-3"}, ParseOptions{}, "Invalid value -3 for configuration local.retention.ms: Value must be at least -2", ErrInvalidValue},
+		{"min_insync", map[string]string{MinInsyncReplicas: "0"}, ParseOptions{}, "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1", ErrInvalidValue},
+		{"internal_segment_bytes", map[string]string{InternalSegmentBytes: "13"}, ParseOptions{}, "Invalid value 13 for configuration internal.segment.bytes: Value must be at least 14", ErrInvalidValue},
 		// Definition order decides which error comes first, as in
 		// ConfigDef.parse: segment.bytes is defined before retention.ms.
-		{"definition_order", map[string]string{RetentionMs: "x", SegmentBytes: "1"}, nil, "Invalid value 1 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
+		{"definition_order", map[string]string{RetentionMs: "x", SegmentBytes: "1"}, ParseOptions{}, "Invalid value 1 for configuration segment.bytes: Value must be at least 1048576", ErrInvalidValue},
 		// Cross-field checks (LogConfig.validateValues and
 		// validateTopicLogConfigValues).
-		{"compaction_lag_conflict", map[string]string{MinCompactionLagMs: "10", MaxCompactionLagMs: "5"}, nil, "conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5)", ErrInvalidValue},
-		{"remote_needs_delete", map[string]string{RemoteStorageEnable: "true", CleanupPolicy: "compact"}, nil, "Remote log storage only supports topics with cleanup.policy=delete or cleanup.policy being an empty list.", ErrInvalidValue},
-		{"remote_local_bytes_minus_one", map[string]string{RemoteStorageEnable: "true", RetentionBytes: "1000", LocalRetentionBytes: "-1"}, nil, "Invalid value -1 for configuration local.retention.bytes: Value must not be -1 as retention.bytes value is set as 1000.", ErrInvalidValue},
-		{"remote_local_bytes_more", map[string]string{RemoteStorageEnable: "true", RetentionBytes: "1000", LocalRetentionBytes: "2000"}, nil, "Invalid value 2000 for configuration local.retention.bytes: Value must not be more than retention.bytes property value: 1000", ErrInvalidValue},
-		{"remote_local_ms_more", map[string]string{RemoteStorageEnable: "true", LocalRetentionMs: "604800001"}, nil, "Invalid value 604800001 for configuration local.retention.ms: Value must not be more than retention.ms property value: 604800000", ErrInvalidValue},
-		{"remote_copy_disabled", map[string]string{RemoteStorageEnable: "true", RemoteLogCopyDisable: "true", LocalRetentionMs: "1000"}, nil, "When `remote.log.copy.disable` is set to true, the `local.retention.ms` and `retention.ms` must be set to the identical value because there will be no more logs copied to the remote storage.", ErrInvalidValue},
+		{"compaction_lag_conflict", map[string]string{MinCompactionLagMs: "10", MaxCompactionLagMs: "5"}, ParseOptions{}, "conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5)", ErrInvalidValue},
+		{"remote_needs_delete", map[string]string{RemoteStorageEnable: "true", CleanupPolicy: "compact"}, ParseOptions{}, "Remote log storage only supports topics with cleanup.policy=delete or cleanup.policy being an empty list.", ErrInvalidValue},
+		{"remote_local_bytes_minus_one", map[string]string{RemoteStorageEnable: "true", RetentionBytes: "1000", LocalRetentionBytes: "-1"}, ParseOptions{}, "Invalid value -1 for configuration local.retention.bytes: Value must not be -1 as retention.bytes value is set as 1000.", ErrInvalidValue},
+		{"remote_local_bytes_more", map[string]string{RemoteStorageEnable: "true", RetentionBytes: "1000", LocalRetentionBytes: "2000"}, ParseOptions{}, "Invalid value 2000 for configuration local.retention.bytes: Value must not be more than retention.bytes property value: 1000", ErrInvalidValue},
+		{"remote_local_ms_more", map[string]string{RemoteStorageEnable: "true", LocalRetentionMs: "604800001"}, ParseOptions{}, "Invalid value 604800001 for configuration local.retention.ms: Value must not be more than retention.ms property value: 604800000", ErrInvalidValue},
+		{"remote_copy_disabled", map[string]string{RemoteStorageEnable: "true", RemoteLogCopyDisable: "true", LocalRetentionMs: "1000"}, ParseOptions{}, "When `remote.log.copy.disable` is set to true, the `local.retention.ms` and `retention.ms` must be set to the identical value because there will be no more logs copied to the remote storage.", ErrInvalidValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(tt.props, tt.opts...)
+			_, err := tt.opts.Parse(tt.props)
 			if err == nil {
 				t.Fatalf("Parse(%v) succeeded, want %q", tt.props, tt.want)
 			}
@@ -249,28 +249,28 @@ func TestParseErrors(t *testing.T) {
 func TestSegmentMinimums(t *testing.T) {
 	tests := []struct {
 		props map[string]string
-		opts  []Option
+		opts  ParseOptions
 		ok    bool
 	}{
-		{map[string]string{SegmentBytes: "1048576"}, nil, true},
-		{map[string]string{SegmentBytes: "1048575"}, nil, false},
-		{map[string]string{SegmentBytes: "14"}, nil, false},
-		{map[string]string{SegmentBytes: "14"}, []Option{AllowSmallSegments()}, true},
-		{map[string]string{SegmentBytes: "13"}, []Option{AllowSmallSegments()}, false},
+		{map[string]string{SegmentBytes: "1048576"}, ParseOptions{}, true},
+		{map[string]string{SegmentBytes: "1048575"}, ParseOptions{}, false},
+		{map[string]string{SegmentBytes: "14"}, ParseOptions{}, false},
+		{map[string]string{SegmentBytes: "14"}, ParseOptions{AllowSmallSegments: true}, true},
+		{map[string]string{SegmentBytes: "13"}, ParseOptions{AllowSmallSegments: true}, false},
 		// KIP-1030 leaves segment.index.bytes at 4 until Kafka 5.0.
-		{map[string]string{SegmentIndexBytes: "4"}, nil, true},
-		{map[string]string{SegmentIndexBytes: "3"}, nil, false},
+		{map[string]string{SegmentIndexBytes: "4"}, ParseOptions{}, true},
+		{map[string]string{SegmentIndexBytes: "3"}, ParseOptions{}, false},
 		// Kafka 4.x's own way to small segments.
-		{map[string]string{InternalSegmentBytes: "100"}, nil, true},
+		{map[string]string{InternalSegmentBytes: "100"}, ParseOptions{}, true},
 	}
 	for _, tt := range tests {
-		c, err := Parse(tt.props, tt.opts...)
+		c, err := tt.opts.Parse(tt.props)
 		if (err == nil) != tt.ok {
-			t.Errorf("Parse(%v, %d opts) error = %v, want ok=%v", tt.props, len(tt.opts), err, tt.ok)
+			t.Errorf("%+v.Parse(%v) error = %v, want ok=%v", tt.opts, tt.props, err, tt.ok)
 			continue
 		}
 		if err == nil {
-			if verr := c.Validate(tt.opts...); verr != nil {
+			if verr := tt.opts.Validate(c); verr != nil {
 				t.Errorf("Validate after Parse(%v) = %v", tt.props, verr)
 			}
 		}
@@ -284,7 +284,7 @@ func TestSegmentMinimums(t *testing.T) {
 	if err := small.Validate(); err == nil || err.Error() != "Invalid value 14 for configuration segment.bytes: Value must be at least 1048576" {
 		t.Errorf("Validate(segment.bytes=14) = %v", err)
 	}
-	if err := small.Validate(AllowSmallSegments()); err != nil {
+	if err := (ParseOptions{AllowSmallSegments: true}).Validate(small); err != nil {
 		t.Errorf("Validate(segment.bytes=14, AllowSmallSegments) = %v", err)
 	}
 }

@@ -17,7 +17,7 @@ func ExampleParse() {
 	_, err = config.Parse(map[string]string{config.SegmentBytes: "10"})
 	fmt.Println(err)
 
-	cfg, err = config.Parse(map[string]string{config.SegmentBytes: "100"}, config.AllowSmallSegments())
+	cfg, err = config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{config.SegmentBytes: "100"})
 	fmt.Println(cfg.SegmentBytes, err)
 
 	_, err = config.Parse(map[string]string{"retention.hours": "1"})

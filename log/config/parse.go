@@ -44,25 +44,24 @@ func invalid(name, value, message string) *Error {
 	return &Error{Name: name, Err: ErrInvalidValue, msg: "Invalid value " + value + " for configuration " + name + ": " + message}
 }
 
-// Option changes how Parse and Validate check values.
-type Option func(*options)
+// ParseOptions relax how Parse and Validate check values. The zero value
+// checks as Kafka 4.x does.
+type ParseOptions struct {
+	// AllowSmallSegments makes segment.bytes valid down to 14 bytes (the
+	// format's floor, and Kafka 3.x's minimum) instead of Kafka 4.x's
+	// 1048576, for tests and small demonstrations.
+	AllowSmallSegments bool
+}
 
 type options struct {
 	minSegmentBytes int64
 	scope           string // "topic" or "broker", for unknown-name errors
 }
 
-// AllowSmallSegments makes segment.bytes valid down to 14 bytes (the
-// format's floor, and Kafka 3.x's minimum) instead of Kafka 4.x's
-// 1048576, for tests and small demonstrations.
-func AllowSmallSegments() Option {
-	return func(o *options) { o.minSegmentBytes = LegacyMinSegmentBytes }
-}
-
-func newOptions(opts []Option) *options {
+func (po ParseOptions) options() *options {
 	o := &options{minSegmentBytes: MinSegmentBytes, scope: "topic"}
-	for _, f := range opts {
-		f(o)
+	if po.AllowSmallSegments {
+		o.minSegmentBytes = LegacyMinSegmentBytes
 	}
 	return o
 }
@@ -133,8 +132,11 @@ func Names() []string {
 // Default. Names are Kafka's topic-level property names; values are
 // parsed and validated as Kafka 4.x does (see the package doc), then the
 // cross-field checks run. The first problem is returned as an *Error.
-func Parse(props map[string]string, opts ...Option) (Config, error) {
-	o := newOptions(opts)
+func Parse(props map[string]string) (Config, error) { return ParseOptions{}.Parse(props) }
+
+// Parse is the package's Parse with po's relaxations.
+func (po ParseOptions) Parse(props map[string]string) (Config, error) {
+	o := po.options()
 	c := Default()
 	if err := parseInto(&c, topicKeys, props, o); err != nil {
 		return Config{}, err
@@ -148,8 +150,11 @@ func Parse(props map[string]string, opts ...Option) (Config, error) {
 // Validate checks every field of c as Parse checks the values it parses,
 // and then the cross-field rules, returning the first problem as an
 // *Error.
-func (c Config) Validate(opts ...Option) error {
-	o := newOptions(opts)
+func (c Config) Validate() error { return ParseOptions{}.Validate(c) }
+
+// Validate is Config.Validate with po's relaxations.
+func (po ParseOptions) Validate(c Config) error {
+	o := po.options()
 	for i := range topicKeys {
 		k := &topicKeys[i]
 		v := deref(k.field(&c))

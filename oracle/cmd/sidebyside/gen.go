@@ -50,7 +50,7 @@ func genPartition(fsys vfs.FS, dir string, size int64, codec compress.Codec, see
 		// trimmed at Close either way.
 		props["segment.index.bytes"] = "1048576"
 	}
-	cfg, err := kafkalog.ParseConfig(props, config.AllowSmallSegments())
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 	if err != nil {
 		return 0, err
 	}
