@@ -164,7 +164,7 @@ func runLogOps(t testing.TB, data []byte) logOpsStats {
 	}
 	clk := &clock{ms: baseTime}
 	h := &harness{t: t, prog: p, cfg: cfg, clk: clk, inj: &armed{}, m: newModel(), seq: map[int64]int32{}, idxOK: map[*segment.Segment]int64{}}
-	h.mem = vfs.NewMem(vfs.WithClock(clk.Now))
+	h.mem = vfs.MemOptions{Clock: clk.Now}.New()
 	h.fsys = vfs.WithFaults(h.mem, h.inj)
 	h.fsys.SetLogLimit(0)
 	h.step = -1

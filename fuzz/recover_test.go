@@ -279,7 +279,7 @@ func (o original) hasTimestamp(ts int64) bool {
 // buildBase writes the base partition into a fresh Mem and returns the
 // records it holds.
 func (c recoverCase) buildBase(t testing.TB, clk *clock) (*vfs.Mem, string, kafkalog.Config, original) {
-	mem := vfs.NewMem(vfs.WithClock(clk.Now))
+	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	if c.files != nil {
 		return c.buildReal(t, mem)
 	}
@@ -681,7 +681,7 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 	}
 
 	// Salvage keeps only original records.
-	out := vfs.NewMem(vfs.WithClock(clk.Now))
+	out := vfs.MemOptions{Clock: clk.Now}.New()
 	salvaged := map[int64]bool{}
 	// Small preallocated indexes keep the in-memory disk cheap (Kafka's
 	// default segment.index.bytes is 10 MiB a file).

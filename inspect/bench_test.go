@@ -21,7 +21,7 @@ import (
 func benchPartition(b *testing.B, codec compress.Codec, size int64) (*vfs.Mem, int64) {
 	b.Helper()
 	c := &clock{t: t0}
-	m := vfs.NewMem(vfs.WithClock(func() time.Time { return c.t }))
+	m := vfs.MemOptions{Clock: func() time.Time { return c.t }}.New()
 	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": "8388608"})
 	if err != nil {
 		b.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // Mem and closes the log.
 func examplePartition() *vfs.Mem {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	fsys := vfs.NewMem(vfs.WithClock(func() time.Time { return now }))
+	fsys := vfs.MemOptions{Clock: func() time.Time { return now }}.New()
 	l, err := kafkalog.Open(fsys, "/logs/orders-0", kafkalog.DefaultConfig(), kafkalog.Options{Clock: &clock{t: now}})
 	if err != nil {
 		panic(err)

@@ -41,7 +41,7 @@ type fixture struct {
 func newFixture(t testing.TB, props map[string]string) *fixture {
 	t.Helper()
 	c := &clock{t: t0}
-	f := &fixture{fs: vfs.NewMem(vfs.WithClock(func() time.Time { return c.t })), dir: "/logs/t-0", clock: c}
+	f := &fixture{fs: vfs.MemOptions{Clock: func() time.Time { return c.t }}.New(), dir: "/logs/t-0", clock: c}
 	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 	if err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func TestApply(t *testing.T) {
 	for _, sc := range applyScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			clk := &clock{ms: 1}
-			mem := vfs.NewMem(vfs.WithClock(clk.Now))
+			mem := vfs.MemOptions{Clock: clk.Now}.New()
 			cfg := applyConfig(t, sc.retMs, sc.retBytes)
 			l := sc.lay.build(t, mem, clk, cfg)
 			defer l.Close()
@@ -202,7 +202,7 @@ func TestApplyCrash(t *testing.T) {
 			points := 0
 			for k := 0; ; k++ {
 				clk := &clock{ms: 1}
-				mem := vfs.NewMem(vfs.WithClock(clk.Now))
+				mem := vfs.MemOptions{Clock: clk.Now}.New()
 				inj := &armed{}
 				cfg := applyConfig(t, sc.retMs, sc.retBytes)
 				l := sc.lay.build(t, vfs.WithFaults(mem, inj), clk, cfg)

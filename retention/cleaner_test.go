@@ -16,7 +16,7 @@ import (
 
 func TestCleanerSchedule(t *testing.T) {
 	clk := &clock{ms: 1_000_000}
-	mem := vfs.NewMem(vfs.WithClock(clk.Now))
+	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	cfg := mustConfig(t, map[string]string{config.RetentionMs: "1000", config.FileDeleteDelayMs: "60000"})
 	compact := mustConfig(t, map[string]string{config.RetentionMs: "1000", config.CleanupPolicy: "compact"})
 	a, err := kafkalog.Open(mem, "logs/a-0", cfg, kafkalog.Options{Clock: clk})

@@ -562,7 +562,7 @@ func FuzzRetentionApply(f *testing.F) {
 func runApplyCase(t *testing.T, c applyCase) {
 	const base = int64(1_700_000_000_000)
 	clk := &clock{ms: base}
-	mem := vfs.NewMem(vfs.WithClock(clk.Now))
+	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	inj := &armed{}
 	cfg := applyConfig(t, "-1", "-1")
 	cfg.RetentionMs = max(c.RetMs, -1)

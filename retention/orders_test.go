@@ -49,7 +49,7 @@ func TestOrdersScenario(t *testing.T) {
 
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC).UnixMilli()
 	clk := &clock{ms: start}
-	mem := vfs.NewMem(vfs.WithClock(clk.Now))
+	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	l, err := kafkalog.Open(mem, "kafka-logs/orders-0", cfg, kafkalog.Options{Clock: clk})
 	if err != nil {
 		t.Fatal(err)

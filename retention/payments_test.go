@@ -86,7 +86,7 @@ const payDir = "kafka-logs/payments-0"
 
 func newPayments(t *testing.T) *payments {
 	clk := &clock{ms: payStart}
-	mem := vfs.NewMem(vfs.WithClock(clk.Now))
+	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	l, err := kafkalog.Open(mem, payDir, paymentsConfig(t), kafkalog.Options{Clock: clk})
 	if err != nil {
 		t.Fatal(err)

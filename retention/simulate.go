@@ -307,7 +307,7 @@ func (c *simClock) Now() time.Time { return time.UnixMilli(c.ms) }
 func (s *sim) runEngine() error {
 	c := s.cfg
 	clk := &simClock{ms: c.Start}
-	mem := vfs.NewMem(vfs.WithClock(clk.Now))
+	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	cfg := c.Config
 	cfg.SegmentJitterMs = 0
 	cfg.MessageTimestampAfterMaxMs = math.MaxInt64

@@ -49,21 +49,22 @@ type Mem struct {
 
 var _ FS = (*Mem)(nil)
 
-// MemOption configures NewMem.
-type MemOption func(*Mem)
-
-// WithClock makes a Mem take file modification times from now instead of
-// time.Now.
-func WithClock(now func() time.Time) MemOption {
-	return func(m *Mem) { m.clock = now }
+// MemOptions configure a Mem. The zero value is what NewMem uses.
+type MemOptions struct {
+	// Clock gives file modification times; nil means time.Now. Tests of
+	// retention, which reads modification times, set it.
+	Clock func() time.Time
 }
 
 // NewMem returns an empty in-memory filesystem. Its root directory, "/"
 // (also named "."), exists and is durable.
-func NewMem(opts ...MemOption) *Mem {
+func NewMem() *Mem { return MemOptions{}.New() }
+
+// New returns an empty in-memory filesystem with o's settings.
+func (o MemOptions) New() *Mem {
 	m := &Mem{clock: time.Now, last: make(map[entryKey]*dirOp)}
-	for _, o := range opts {
-		o(m)
+	if o.Clock != nil {
+		m.clock = o.Clock
 	}
 	m.root = m.newInode(fs.ModeDir | 0o755)
 	return m

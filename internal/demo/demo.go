@@ -91,7 +91,7 @@ func Get() (*Demo, error) {
 // Build builds a new demo.
 func Build() (*Demo, error) {
 	clk := &clock{t: Now.Add(-10 * day)}
-	fsys := vfs.NewMem(vfs.WithClock(clk.Now))
+	fsys := vfs.MemOptions{Clock: clk.Now}.New()
 	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(Props())
 	if err != nil {
 		return nil, err
