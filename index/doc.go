@@ -2,10 +2,12 @@
 // segment, byte-compatibly with Apache Kafka: the offset index (.index),
 // which maps offsets to byte positions in the .log, and the transaction
 // index (.txnindex), which lists the transactions aborted in the segment.
-// It also holds what the time index (package timeindex) shares with the
-// offset index: the preallocated file of fixed-size entries (EntryFile),
-// Kafka's search, the zero-padding report, and the cross-check of an index
-// against its log.
+// It also holds the types the time index (package timeindex) shares with
+// the offset index: the zero-padding report (Padding), the operational
+// errors, and what rebuilding or checking an index needs to know of a .log
+// entry (LogEntrySummary). Both indexes are built on the same internal
+// code: a preallocated file of fixed-size entries kept in memory, and
+// Kafka's search over it.
 //
 // # The .index file
 //
@@ -97,12 +99,12 @@
 //
 // # Concurrency
 //
-// An OffsetIndex (and a timeindex.TimeIndex, and an EntryFile) takes one
-// writer and any number of readers: one goroutine may call the mutating
-// methods (Append, TruncateTo, Reset, TrimToValidSize, Resize,
-// DiscardPadding, Flush, Close, Rename, Delete) while others call the
-// reading ones (Lookup, FetchUpperBoundOffset, Entry, Entries, MaxEntries,
-// LastEntry, LastOffset, IsFull, SanityCheck, Padding, Path, Length).
+// An OffsetIndex (and a timeindex.TimeIndex) takes one writer and any
+// number of readers: one goroutine may call the mutating methods (Append,
+// TruncateTo, Reset, TrimToValidSize, Resize, DiscardPadding, Flush, Close,
+// Rename, Delete) while others call the reading ones (Lookup,
+// FetchUpperBoundOffset, Entry, AppendAll, Entries, MaxEntries, LastEntry,
+// LastOffset, IsFull, SanityCheck, Padding, Path, Length, SizeInBytes).
 // Readers take no lock: each change is published atomically as a new
 // snapshot, and bytes a snapshot covers are never rewritten. Mutating
 // methods must not run concurrently with each other. A TransactionIndex

@@ -2,9 +2,9 @@ package index
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/indexfile"
 )
 
 // Layout of one offset-index entry (OffsetIndex.java).
@@ -37,7 +37,7 @@ type Entry struct {
 // dst. It returns an error wrapping ErrOffsetOverflow, and dst unchanged,
 // when e.Offset - baseOffset is outside [0, MaxInt32].
 func AppendEntry(dst []byte, baseOffset int64, e Entry) ([]byte, error) {
-	rel, ok := Relative(e.Offset, baseOffset)
+	rel, ok := indexfile.Relative(e.Offset, baseOffset)
 	if !ok {
 		return dst, fmt.Errorf("%w: offset %d with base offset %d", ErrOffsetOverflow, e.Offset, baseOffset)
 	}
@@ -50,15 +50,4 @@ func AppendEntry(dst []byte, baseOffset int64, e Entry) ([]byte, error) {
 func DecodeEntry(b []byte, baseOffset int64) Entry {
 	_ = b[EntrySize-1]
 	return Entry{Offset: baseOffset + int64(format.Int32(b[relativeOffsetAt:])), Position: format.Int32(b[positionAt:])}
-}
-
-// Relative returns offset - baseOffset as an int32, and whether it fits in
-// [0, MaxInt32] (AbstractIndex.toRelative). Both kinds of index store
-// offsets this way.
-func Relative(offset, baseOffset int64) (int32, bool) {
-	rel := offset - baseOffset
-	if rel < 0 || rel > math.MaxInt32 || offset < baseOffset {
-		return 0, false
-	}
-	return int32(rel), true
 }

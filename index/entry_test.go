@@ -65,28 +65,6 @@ func TestAppendEntryOverflow(t *testing.T) {
 	}
 }
 
-func TestRelative(t *testing.T) {
-	for _, tt := range []struct {
-		offset, base int64
-		rel          int32
-		ok           bool
-	}{
-		{0, 0, 0, true},
-		{5, 0, 5, true},
-		{math.MaxInt32, 0, math.MaxInt32, true},
-		{math.MaxInt32 + 1, 0, 0, false},
-		{-1, 0, 0, false},
-		{math.MaxInt64, math.MaxInt64 - 3, 3, true},
-		{math.MinInt64 + 2, math.MinInt64, 2, true},
-		{math.MinInt64, math.MaxInt64, 0, false},
-	} {
-		rel, ok := index.Relative(tt.offset, tt.base)
-		if rel != tt.rel || ok != tt.ok {
-			t.Errorf("Relative(%d, %d) = %d, %v; want %d, %v", tt.offset, tt.base, rel, ok, tt.rel, tt.ok)
-		}
-	}
-}
-
 func TestAbortedTxnGolden(t *testing.T) {
 	txn := index.AbortedTxn{ProducerID: 1000, FirstOffset: 5, LastOffset: 9, LastStableOffset: 5}
 	want := mustHex(t, "0000 00000000000003e8 0000000000000005 0000000000000009 0000000000000005")

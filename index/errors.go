@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/indexfile"
 )
 
 // Operational errors. They come wrapped with the index's path and the
@@ -14,7 +14,7 @@ var (
 	// ErrIndexFull is returned by an append to an index whose preallocated
 	// space is used up (Kafka: IllegalArgumentException "Attempt to append
 	// to a full index"). Nothing is written.
-	ErrIndexFull = errors.New("index: index is full")
+	ErrIndexFull = indexfile.ErrIndexFull
 
 	// ErrOffsetOrder is returned by an append whose offset is not larger
 	// than the last offset in the index (Kafka: InvalidOffsetException), or
@@ -34,14 +34,14 @@ var (
 
 	// ErrReadOnly is returned by a mutating call on an index opened with
 	// writable false.
-	ErrReadOnly = errors.New("index: index is read-only")
+	ErrReadOnly = indexfile.ErrReadOnly
 
 	// ErrInvalidSize is returned for a maximum index size smaller than one
 	// entry, and by Resize to a size that would cut off entries.
-	ErrInvalidSize = errors.New("index: invalid index size")
+	ErrInvalidSize = indexfile.ErrInvalidSize
 
 	// ErrClosed is returned by a file operation on a closed index.
-	ErrClosed = errors.New("index: index is closed")
+	ErrClosed = indexfile.ErrClosed
 
 	// ErrUnsupportedVersion is returned (inside a *format.CorruptionError)
 	// for an aborted-transaction entry whose version is above 0.
@@ -50,15 +50,8 @@ var (
 	// ErrCorruptIndex is matched by the *format.CorruptionError a sanity
 	// check returns (Kafka: CorruptIndexException). Such errors also match
 	// format.ErrInvalid.
-	ErrCorruptIndex = errors.New("index: corrupt index")
+	ErrCorruptIndex = indexfile.ErrCorruptIndex
 )
-
-// CorruptIndexf returns the error of a failed sanity check: a
-// *format.CorruptionError at byte off of path whose cause matches both
-// ErrCorruptIndex and format.ErrInvalid. Package timeindex uses it too.
-func CorruptIndexf(path string, off int64, msg string, args ...any) error {
-	return format.Corrupt(path, off, fmt.Errorf("%w: %s (%w)", ErrCorruptIndex, fmt.Sprintf(msg, args...), format.ErrInvalid))
-}
 
 // opError wraps a sentinel with the index path and a detail.
 func opError(path string, sentinel error, msg string, args ...any) error {

@@ -99,7 +99,7 @@ func (m *offsetModel) append(offset int64, pos int32) error {
 	if m.entries() > 0 && pos < m.last().Position || pos < 0 {
 		return index.ErrPositionOrder
 	}
-	if _, ok := index.Relative(offset, m.base); !ok {
+	if !fitsRelative(offset, m.base) {
 		return index.ErrOffsetOverflow
 	}
 	for ; m.padding > 0; m.padding-- {

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -86,6 +87,13 @@ func checkCorrupt(tb testing.TB, err error, path string, off int64) {
 	if ce.Path != path || ce.Offset != off {
 		tb.Fatalf("error at %s byte %d, want %s byte %d: %v", ce.Path, ce.Offset, path, off, err)
 	}
+}
+
+// fitsRelative reports whether offset can be stored relative to base: it
+// is in [base, base+MaxInt32]. The unsigned difference is exact once
+// offset >= base, where the signed one can overflow.
+func fitsRelative(offset, base int64) bool {
+	return offset >= base && uint64(offset)-uint64(base) <= math.MaxInt32
 }
 
 // isNotExist reports whether err says a file is missing.

@@ -2,6 +2,7 @@ package index
 
 import (
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/indexfile"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -10,25 +11,27 @@ import (
 // package documentation for the format, the storage and the concurrency
 // contract.
 type OffsetIndex struct {
-	f    *EntryFile
+	f    *indexfile.File
 	base int64
 }
 
 // OpenOffsetIndex opens the offset index at path of fsys for the segment
 // whose base offset is baseOffset. maxIndexSize is segment.index.bytes.
 //
-// When writable, a missing file is created, and a file shorter than
-// roundDown(maxIndexSize, 8) is extended to it with zeros: a new index is
-// preallocated, and an existing one gets its room back, as Kafka does for
-// the active segment when it loads the log. With writable false the file is
-// never modified (this is how verify, dump and the WASM viewer open
-// indexes); a missing file is then an error matching fs.ErrNotExist.
+// When writable, a missing file is created and preallocated to
+// roundDown(maxIndexSize, 8) with zeros (maxIndexSize must hold one entry;
+// ErrInvalidSize), and an existing file keeps its length: a rolled
+// segment's trimmed index stays trimmed, and the active segment's gets its
+// room back from Resize, as Kafka resizes it when it loads the log. With
+// writable false the file is never modified (this is how verify, dump and
+// the WASM viewer open indexes) and maxIndexSize is ignored; a missing file
+// is then an error matching fs.ErrNotExist.
 //
 // An existing file is trusted as Kafka trusts it: floor(length/8) entries.
 // Padding reports the zero entries among them that an untrimmed index
 // leaves; DiscardPadding drops them.
 func OpenOffsetIndex(fsys vfs.FS, path string, baseOffset int64, maxIndexSize int, writable bool) (*OffsetIndex, error) {
-	f, err := OpenEntryFile(fsys, path, EntrySize, maxIndexSize, writable)
+	f, err := indexfile.Open(fsys, path, EntrySize, maxIndexSize, writable)
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +59,8 @@ func (x *OffsetIndex) SizeInBytes() int { return x.f.Entries() * EntrySize }
 // IsFull reports whether no entry can be appended: Entries() >=
 // MaxEntries(). A full index makes the segment roll.
 func (x *OffsetIndex) IsFull() bool {
-	v := x.f.v.Load()
-	return v.entries >= v.maxEntries
+	v := x.f.View()
+	return v.Entries() >= v.MaxEntries()
 }
 
 // Entry returns entry i, which must be in [0, Entries()); it panics
@@ -72,7 +75,7 @@ func (x *OffsetIndex) Entry(i int) Entry {
 // loop over Entry, which a concurrent TruncateTo can cut short).
 func (x *OffsetIndex) AppendAll(dst []Entry) []Entry {
 	v := x.f.View()
-	for i := range v.Entries {
+	for i := range v.Entries() {
 		dst = append(dst, DecodeEntry(v.Entry(i), x.base))
 	}
 	return dst
@@ -82,10 +85,10 @@ func (x *OffsetIndex) AppendAll(dst []Entry) []Entry {
 // empty.
 func (x *OffsetIndex) LastEntry() Entry {
 	v := x.f.View()
-	if v.Entries == 0 {
+	if v.Entries() == 0 {
 		return Entry{Offset: x.base}
 	}
-	return DecodeEntry(v.Entry(v.Entries-1), x.base)
+	return DecodeEntry(v.Entry(v.Entries()-1), x.base)
 }
 
 // LastOffset returns the last entry's offset, or BaseOffset() when the
@@ -98,31 +101,24 @@ func (x *OffsetIndex) LastOffset() int64 { return x.LastEntry().Offset }
 // increase, zero padding) it returns what Kafka's search returns, which is
 // still an entry whose offset is at most target.
 func (x *OffsetIndex) Lookup(target int64) Entry {
-	v := x.f.v.Load()
-	slot := lookupSlot(v, x.base, target)
-	if slot < 0 {
-		return Entry{Offset: x.base}
+	v := x.f.View()
+	data := v.Data()
+	slot := lookupSlot(data, v.Entries(), x.base, target)
+	if off := slot * EntrySize; slot >= 0 && off < len(data) {
+		return DecodeEntry(data[off:], x.base)
 	}
-	return x.entryAt(v, slot)
+	return Entry{Offset: x.base} // no entry, or a zero one (not kept in memory)
 }
 
-func (x *OffsetIndex) entryAt(v *view, slot int) Entry {
-	if off := slot * EntrySize; off < len(v.data) {
-		return DecodeEntry(v.data[off:], x.base)
-	}
-	return Entry{Offset: x.base}
-}
-
-// lookupSlot is LargestLowerBound over the relative offsets of v, written
-// out so that the compiler inlines the key access (Lookup is the read
-// path's hot spot). The target is compared relative to the base offset, as
-// int64, so no conversion can overflow.
-func lookupSlot(v *view, base, target int64) int {
-	n := v.entries
+// lookupSlot is indexfile.LargestLowerBound over the relative offsets of
+// the first n entries (data holding a prefix of them, the rest being zero),
+// written out so that the compiler inlines the key access (Lookup is the
+// read path's hot spot). The target is compared relative to the base
+// offset, as int64, so no conversion can overflow.
+func lookupSlot(data []byte, n int, base, target int64) int {
 	if n == 0 {
 		return -1
 	}
-	data := v.data
 	rel := target - base
 	if target < base && rel >= 0 { // target - base overflowed
 		return -1
@@ -136,7 +132,7 @@ func lookupSlot(v *view, base, target int64) int {
 		}
 		return 0
 	}
-	const warm = warmSectionBytes / EntrySize
+	const warm = indexfile.WarmSectionBytes / EntrySize
 	firstHot := max(0, n-1-warm)
 	lo, hi := 0, firstHot
 	if key(firstHot) < rel {
@@ -167,7 +163,7 @@ func lookupSlot(v *view, base, target int64) int {
 // bound still, if not the smallest.
 func (x *OffsetIndex) FetchUpperBoundOffset(startPosition int32, fetchSize int) (e Entry, ok bool) {
 	v := x.f.View()
-	slot := SmallestUpperBound(v.Entries, EntrySize, int64(startPosition)+int64(fetchSize), func(i int) int64 {
+	slot := indexfile.SmallestUpperBound(v.Entries(), EntrySize, int64(startPosition)+int64(fetchSize), func(i int) int64 {
 		return int64(format.Int32(v.Entry(i)[positionAt:]))
 	})
 	if slot < 0 {
@@ -183,20 +179,20 @@ func (x *OffsetIndex) FetchUpperBoundOffset(startPosition int32, fetchSize int) 
 // and there must be room (ErrIndexFull). On any of these errors nothing is
 // written. I/O errors pass through.
 func (x *OffsetIndex) Append(offset int64, position int32) error {
-	if err := x.f.check(); err != nil {
+	if err := x.f.Check(); err != nil {
 		return err
 	}
 	v := x.f.View()
-	if v.Entries >= v.MaxEntries {
-		return opError(x.Path(), ErrIndexFull, "%d entries (append of offset %d)", v.Entries, offset)
+	if v.Entries() >= v.MaxEntries() {
+		return opError(x.Path(), ErrIndexFull, "%d entries (append of offset %d)", v.Entries(), offset)
 	}
-	if v.Entries > 0 {
-		last := DecodeEntry(v.Entry(v.Entries-1), x.base)
+	if v.Entries() > 0 {
+		last := DecodeEntry(v.Entry(v.Entries()-1), x.base)
 		if offset <= last.Offset {
-			return opError(x.Path(), ErrOffsetOrder, "offset %d is not larger than the last offset %d (entry %d)", offset, last.Offset, v.Entries)
+			return opError(x.Path(), ErrOffsetOrder, "offset %d is not larger than the last offset %d (entry %d)", offset, last.Offset, v.Entries())
 		}
 		if position < last.Position {
-			return opError(x.Path(), ErrPositionOrder, "position %d is below the last position %d (entry %d)", position, last.Position, v.Entries)
+			return opError(x.Path(), ErrPositionOrder, "position %d is below the last position %d (entry %d)", position, last.Position, v.Entries())
 		}
 	}
 	if position < 0 {
@@ -214,11 +210,11 @@ func (x *OffsetIndex) Append(offset int64, position int32) error {
 // (Kafka's truncateTo); an offset above the last one removes nothing.
 // The file keeps its length; the removed slots are zeroed.
 func (x *OffsetIndex) TruncateTo(offset int64) error {
-	if err := x.f.check(); err != nil {
+	if err := x.f.Check(); err != nil {
 		return err
 	}
 	v := x.f.View()
-	return x.f.TruncateEntries(firstAtLeast(&v, func(e []byte) bool {
+	return x.f.TruncateEntries(firstAtLeast(v, func(e []byte) bool {
 		return DecodeEntry(e, x.base).Offset >= offset
 	}))
 }
@@ -228,30 +224,26 @@ func (x *OffsetIndex) TruncateTo(offset int64) error {
 // entries need not increase, and truncation must keep exactly the prefix of
 // entries that fail atLeast. The scan costs about a millisecond per million
 // entries, once per truncation.
-func firstAtLeast(v *View, atLeast func(e []byte) bool) int {
-	for i := 0; i < v.Entries; i++ {
+func firstAtLeast(v *indexfile.View, atLeast func(e []byte) bool) int {
+	for i := 0; i < v.Entries(); i++ {
 		if atLeast(v.Entry(i)) {
 			return i
 		}
 	}
-	return v.Entries
+	return v.Entries()
 }
 
 // Reset removes every entry and resizes the file back to its maximum size
 // (Kafka's reset, the first step of segment recovery).
-func (x *OffsetIndex) Reset() error {
-	if err := x.f.TruncateEntries(0); err != nil {
-		return err
-	}
-	_, err := x.f.Resize(x.f.MaxIndexSize())
-	return err
-}
+func (x *OffsetIndex) Reset() error { return x.f.Reset() }
 
 // TrimToValidSize cuts the file to its entries: length Entries()*8.
 func (x *OffsetIndex) TrimToValidSize() error { return x.f.TrimToValidSize() }
 
-// Resize sets the file's length to roundDown(newSize, 8) and reports whether
-// it changed; see EntryFile.Resize.
+// Resize sets the file's length to roundDown(newSize, 8), as Kafka's
+// AbstractIndex.resize does, and reports whether it changed. A size that
+// would cut off entries fails with ErrInvalidSize (Kafka fails too, with an
+// IllegalArgumentException from the mapping).
 func (x *OffsetIndex) Resize(newSize int) (bool, error) { return x.f.Resize(newSize) }
 
 // SanityCheck runs Kafka's OffsetIndex.sanityCheck: with entries, the last
@@ -262,27 +254,29 @@ func (x *OffsetIndex) Resize(newSize int) (bool, error) { return x.f.Resize(newS
 // padding, which Kafka's check lets through: see Padding.
 func (x *OffsetIndex) SanityCheck() error {
 	v := x.f.View()
-	if v.Entries != 0 {
-		if last := DecodeEntry(v.Entry(v.Entries-1), x.base); last.Offset < x.base {
-			return CorruptIndexf(x.Path(), int64(v.Entries-1)*EntrySize,
+	if v.Entries() != 0 {
+		if last := DecodeEntry(v.Entry(v.Entries()-1), x.base); last.Offset < x.base {
+			return indexfile.CorruptIndexf(x.Path(), int64(v.Entries()-1)*EntrySize,
 				"the last offset %d is below the base offset %d", last.Offset, x.base)
 		}
 	}
-	if v.Length%EntrySize != 0 {
-		return CorruptIndexf(x.Path(), v.Length-v.Length%EntrySize,
-			"the file holds %d bytes, not a multiple of %d", v.Length, EntrySize)
+	if v.Length()%EntrySize != 0 {
+		return indexfile.CorruptIndexf(x.Path(), v.Length()-v.Length()%EntrySize,
+			"the file holds %d bytes, not a multiple of %d", v.Length(), EntrySize)
 	}
 	return nil
 }
 
 // Padding reports the zero entries an untrimmed index file leaves at the
 // end of those Kafka trusts.
-func (x *OffsetIndex) Padding() Padding { return x.f.Padding() }
+func (x *OffsetIndex) Padding() Padding { return Padding(x.f.Padding()) }
 
 // DiscardPadding drops the entries Padding reports as zero padding and
 // reports whether there were any: the index then holds what it would hold
-// had it been trimmed before the broker stopped, and the zero slots are free
-// for appends again. See EntryFile.DiscardPadding.
+// had it been trimmed before the broker stopped (Entries becomes
+// Padding().ValidEntries), and the zero slots are free for appends again.
+// The file is not changed (its bytes there are zero), so a read-only index
+// may discard its padding too.
 func (x *OffsetIndex) DiscardPadding() (bool, error) { return x.f.DiscardPadding() }
 
 // Flush makes the file durable (Sync).
@@ -299,6 +293,3 @@ func (x *OffsetIndex) Rename(newPath string) error { return x.f.Rename(newPath) 
 
 // Delete closes and removes the file; a file already gone is not an error.
 func (x *OffsetIndex) Delete() error { return x.f.Delete() }
-
-// File returns the underlying EntryFile.
-func (x *OffsetIndex) File() *EntryFile { return x.f }

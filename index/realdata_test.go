@@ -153,7 +153,7 @@ func TestRealPaddedIndex(t *testing.T) {
 	if x.Entries() != 10<<20/8 || x.LastOffset() != s.base {
 		t.Fatalf("Kafka's view: %d entries, last offset %d", x.Entries(), x.LastOffset())
 	}
-	if got := len(x.File().View().Data()); got != len(s.index) {
+	if got := index.HeldBytes(x); got != len(s.index) {
 		t.Fatalf("%d bytes in memory for %d bytes of entries", got, len(s.index))
 	}
 	if err := x.SanityCheck(); err != nil {

@@ -2,47 +2,17 @@ package index_test
 
 import (
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/indexfile"
 	"github.com/segkit/segkit/vfs"
 )
 
-// TestSearchSorted checks Kafka's search against sort.Search on increasing
-// keys, across the warm-section boundary.
-func TestSearchSorted(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 2, 3, 1023, 1024, 1025, 1026, 2050, 5000} {
-		keys := make([]int64, n)
-		k := int64(0)
-		for i := range keys {
-			k += 1 + rng.Int64N(5)
-			keys[i] = k
-		}
-		key := func(i int) int64 { return keys[i] }
-		for target := int64(-1); target <= k+2; target++ {
-			want := sort.Search(n, func(i int) bool { return keys[i] > target }) - 1
-			if got := index.LargestLowerBound(n, 8, target, key); got != want {
-				t.Fatalf("n=%d LargestLowerBound(%d) = %d, want %d", n, target, got, want)
-			}
-			up := sort.Search(n, func(i int) bool { return keys[i] >= target })
-			got := index.SmallestUpperBound(n, 8, target, key)
-			// Kafka's quirk: an exact match at the first slot of the
-			// searched range is skipped; anything else is exact.
-			if up == n {
-				up = -1
-			}
-			if got != up && !(up >= 0 && keys[up] == target && got == up+1 || got == -1 && up == n-1 && keys[up] == target) {
-				t.Fatalf("n=%d SmallestUpperBound(%d) = %d, want %d", n, target, got, up)
-			}
-		}
-	}
-}
-
 // TestLookupMatchesKafkaSearch checks that OffsetIndex.Lookup (the inlined
-// search) picks the same slot as LargestLowerBound on any bytes, sorted or
+// search) picks the same slot as indexfile.LargestLowerBound (tested there
+// against sort.Search) on any bytes, sorted or
 // not, and always an entry at most the target.
 func TestLookupMatchesKafkaSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -72,7 +42,7 @@ func TestLookupMatchesKafkaSearch(t *testing.T) {
 		key := func(i int) int64 { return int64(format.Int32(b[i*8:])) }
 		for range 200 {
 			target := base + rng.Int64N(int64(rel)+300) - 150
-			slot := index.LargestLowerBound(n, 8, target-base, key)
+			slot := indexfile.LargestLowerBound(n, 8, target-base, key)
 			want := index.Entry{Offset: base}
 			if slot >= 0 {
 				want = index.DecodeEntry(b[slot*8:], base)

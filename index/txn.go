@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/indexfile"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -144,7 +145,7 @@ func OpenTransactionIndex(fsys vfs.FS, path string, baseOffset int64, writable b
 	// chunk.
 	st.txns = make([]AbortedTxn, 0, min(n, 1<<16))
 	st.tail = int(size % AbortedTxnSize)
-	buf := make([]byte, min(size-int64(st.tail), readChunk/AbortedTxnSize*AbortedTxnSize))
+	buf := make([]byte, min(size-int64(st.tail), indexfile.ReadChunk/AbortedTxnSize*AbortedTxnSize))
 	for off := int64(0); off < n*AbortedTxnSize; {
 		b := buf[:min(int64(len(buf)), n*AbortedTxnSize-off)]
 		if k, err := f.ReadAt(b, off); k < len(b) {
@@ -315,11 +316,11 @@ func (x *TransactionIndex) SanityCheck() error {
 	st := x.st.Load()
 	for i, t := range st.txns {
 		if t.LastOffset < x.base {
-			return CorruptIndexf(st.path, int64(i)*AbortedTxnSize, "last offset of %v is below the base offset %d", t, x.base)
+			return indexfile.CorruptIndexf(st.path, int64(i)*AbortedTxnSize, "last offset of %v is below the base offset %d", t, x.base)
 		}
 	}
 	if st.tail != 0 {
-		return CorruptIndexf(st.path, int64(len(st.txns))*AbortedTxnSize, "a partial entry of %d bytes at the end", st.tail)
+		return indexfile.CorruptIndexf(st.path, int64(len(st.txns))*AbortedTxnSize, "a partial entry of %d bytes at the end", st.tail)
 	}
 	return nil
 }

@@ -7,30 +7,11 @@ import (
 	"github.com/segkit/segkit/format"
 )
 
-// Legacy (magic 0 and 1) message layout (LegacyRecord.java), after the
-// 12-byte log overhead (offset i64, size i32):
+// legacyTimestampTypeBit is the attribute bit of a v1 message's
+// timestamp type (the field layout is in legacylayout.go).
 //
-//	+0   crc        u32  CRC-32 (IEEE) of [magic, end)
-//	+4   magic      i8
-//	+5   attributes i8   bits 0-2 codec, bit 3 timestamp type (v1)
-//	+6   timestamp  i64  v1 only
-//	     key        i32 length (-1 = null) + bytes
-//	     value      i32 length (-1 = null) + bytes
-//
-// These constants are part of the wire format and should not be changed.
-const (
-	legacyCRCOffset        = LogOverhead                // 12
-	legacyMagicOffset      = legacyCRCOffset + 4        // 16, same as MagicOffset
-	legacyAttributesOffset = legacyMagicOffset + 1      // 17
-	legacyTimestampOffset  = legacyAttributesOffset + 1 // 18
-
-	// RecordOverheadV0 and RecordOverheadV1 are the smallest message sizes
-	// (the size field) of each legacy magic.
-	RecordOverheadV0 = 14
-	RecordOverheadV1 = 22
-
-	legacyTimestampTypeBit = 0x08
-)
+// This constant is part of the wire format and should not be changed.
+const legacyTimestampTypeBit = 0x08
 
 // LegacyMessage is one legacy log entry: a v0/v1 message and its offset. A
 // compressed message (a wrapper) carries a whole message set in Value.
@@ -72,10 +53,10 @@ func (m *LegacyMessage) Size() int { return len(m.Raw) }
 // ComputeCRC returns the CRC-32 (IEEE) of the message's [magic, end) (of
 // no bytes when Raw is shorter than 16).
 func (m *LegacyMessage) ComputeCRC() uint32 {
-	if len(m.Raw) < legacyMagicOffset {
+	if len(m.Raw) < LegacyMagicOffset {
 		return format.CRC32IEEE(nil)
 	}
-	return format.CRC32IEEE(m.Raw[legacyMagicOffset:])
+	return format.CRC32IEEE(m.Raw[LegacyMagicOffset:])
 }
 
 // ReadLegacyMessage decodes the legacy log entry at the start of b and
@@ -89,39 +70,39 @@ func ReadLegacyMessage(b []byte) (LegacyMessage, []byte, error) {
 	if len(b) < HeaderSizeUpToMagic {
 		return m, b, format.Corruptf("", 0, format.ErrTruncated, "%d bytes left, an entry header needs %d", len(b), HeaderSizeUpToMagic)
 	}
-	size := format.Int32(b[LengthOffset:])
-	magic := int8(b[legacyMagicOffset])
+	size := format.Int32(b[LegacyLengthOffset:])
+	magic := int8(b[LegacyMagicOffset])
 	if magic != MagicV0 && magic != MagicV1 {
-		return m, b, format.Corruptf("", MagicOffset, format.ErrMagic, "magic %d in a legacy message reader", magic)
+		return m, b, format.Corruptf("", LegacyMagicOffset, format.ErrMagic, "magic %d in a legacy message reader", magic)
 	}
 	min := int32(RecordOverheadV0)
 	if magic == MagicV1 {
 		min = RecordOverheadV1
 	}
 	if size < min {
-		return m, b, format.Corruptf("", LengthOffset, format.ErrInvalid, "message size %d is below the v%d minimum %d", size, magic, min)
+		return m, b, format.Corruptf("", LegacyLengthOffset, format.ErrInvalid, "message size %d is below the v%d minimum %d", size, magic, min)
 	}
 	if int64(size) > int64(MaxBatchSize) {
-		return m, b, format.Corruptf("", LengthOffset, format.ErrTooLarge, "message size %d exceeds the limit %d", size, MaxBatchSize)
+		return m, b, format.Corruptf("", LegacyLengthOffset, format.ErrTooLarge, "message size %d exceeds the limit %d", size, MaxBatchSize)
 	}
 	total := LogOverhead + int(size)
 	if total > len(b) {
-		return m, b, format.Corruptf("", LengthOffset, format.ErrTruncated, "message of %d bytes but only %d left", total, len(b))
+		return m, b, format.Corruptf("", LegacyLengthOffset, format.ErrTruncated, "message of %d bytes but only %d left", total, len(b))
 	}
 	raw := b[:total:total]
 	m.Raw = raw
-	m.Offset = format.Int64(raw)
-	m.CRC = format.Uint32(raw[legacyCRCOffset:])
+	m.Offset = format.Int64(raw[LegacyOffsetOffset:])
+	m.CRC = format.Uint32(raw[LegacyCRCOffset:])
 	m.Magic = magic
-	m.Attributes = int8(raw[legacyAttributesOffset])
+	m.Attributes = int8(raw[LegacyAttributesOffset])
 	if crc := m.ComputeCRC(); crc != m.CRC {
-		return LegacyMessage{}, b, format.Corruptf("", legacyCRCOffset, format.ErrCRC, "stored crc = %d, computed crc = %d", m.CRC, crc)
+		return LegacyMessage{}, b, format.Corruptf("", LegacyCRCOffset, format.ErrCRC, "stored crc = %d, computed crc = %d", m.CRC, crc)
 	}
-	pos := legacyTimestampOffset
+	pos := LegacyTimestampOffset
 	m.Timestamp = NoTimestamp
 	if magic == MagicV1 {
 		m.Timestamp = format.Int64(raw[pos:])
-		pos += 8
+		pos += LegacyTimestampSize
 	}
 	var ok bool
 	if m.Key, pos, ok = readLegacyBytes(raw, pos); !ok {
@@ -134,17 +115,17 @@ func ReadLegacyMessage(b []byte) (LegacyMessage, []byte, error) {
 		return LegacyMessage{}, b, format.Corruptf("", int64(pos), format.ErrInvalid, "%d bytes after the value", total-pos)
 	}
 	if c := m.Codec(); !c.Valid() {
-		return LegacyMessage{}, b, format.Corruptf("", legacyAttributesOffset, format.ErrCodec, "codec id %d", int(c))
+		return LegacyMessage{}, b, format.Corruptf("", LegacyAttributesOffset, format.ErrCodec, "codec id %d", int(c))
 	}
 	return m, b[total:], nil
 }
 
 func readLegacyBytes(b []byte, pos int) ([]byte, int, bool) {
-	if len(b)-pos < 4 {
+	if len(b)-pos < LegacyBytesLengthSize {
 		return nil, pos, false
 	}
 	l := format.Int32(b[pos:])
-	pos += 4
+	pos += LegacyBytesLengthSize
 	if l < 0 {
 		return nil, pos, l == -1
 	}
@@ -327,8 +308,8 @@ func AppendLegacyMessage(dst []byte, s *LegacySpec, key, value []byte) ([]byte, 
 	dst = appendLegacyBytes(dst, key)
 	dst = appendLegacyBytes(dst, value)
 	e := dst[start:]
-	format.PutInt32(e[LengthOffset:], int32(len(e)-LogOverhead))
-	format.PutUint32(e[legacyCRCOffset:], format.CRC32IEEE(e[legacyMagicOffset:]))
+	format.PutInt32(e[LegacyLengthOffset:], int32(len(e)-LogOverhead))
+	format.PutUint32(e[LegacyCRCOffset:], format.CRC32IEEE(e[LegacyMagicOffset:]))
 	return dst, nil
 }
 

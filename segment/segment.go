@@ -645,8 +645,8 @@ func (s *Segment) loadFirstBatchTimestamp() error {
 			s.rollingTs, s.hasRollingTs = format.Int64(hdr[record.MaxTimestampOffset:]), true
 		}
 	case record.MagicV1:
-		if n >= 26 {
-			s.rollingTs, s.hasRollingTs = format.Int64(hdr[18:]), true
+		if n >= record.LegacyTimestampOffset+record.LegacyTimestampSize {
+			s.rollingTs, s.hasRollingTs = format.Int64(hdr[record.LegacyTimestampOffset:]), true
 		}
 	default:
 		s.rollingTs, s.hasRollingTs = record.NoTimestamp, true

@@ -39,15 +39,17 @@
 //
 // # Storage, padding, concurrency
 //
-// A TimeIndex is stored by an index.EntryFile, as the offset index is: the
+// A TimeIndex is stored as the offset index is, by the same code: the
 // entries are read once at open and kept in memory (12 bytes each, not the
-// preallocated zero tail), appends are one WriteAt each, and it runs on any
-// vfs.FS, including under GOOS=js. An untrimmed file ends in zero entries
-// that Kafka trusts; its last entry is then (0, base), Kafka's sanity check
-// fails, and Kafka's retention, reading 0 as the newest timestamp, deletes
-// the segment early (KAFKA-10207). Padding reports them and DiscardPadding
-// drops them. One goroutine may mutate a TimeIndex while any number of
-// others read it; see package index for the details of all three.
+// preallocated zero tail), appends are written behind, in one WriteAt at
+// the next Flush, trim, resize, truncation or Close, lookups never touch
+// the file and do not allocate, and it runs on any vfs.FS, including under
+// GOOS=js. An untrimmed file ends in zero entries that Kafka trusts; its
+// last entry is then (0, base), Kafka's sanity check fails, and Kafka's
+// retention, reading 0 as the newest timestamp, deletes the segment early
+// (KAFKA-10207). Padding reports them and DiscardPadding drops them. One
+// goroutine may mutate a TimeIndex while any number of others read it; see
+// package index for the details of all three.
 //
 // # Verification and reconstruction
 //

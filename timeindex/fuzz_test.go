@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/format"
-	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/fuzzseed"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/timeindex"
@@ -98,7 +97,7 @@ func (m *timeModel) maybeAppend(ts, off int64, skip bool) error {
 	if ts <= last.Timestamp {
 		return nil
 	}
-	if _, ok := index.Relative(off, m.base); !ok {
+	if !fitsRelative(off, m.base) {
 		return timeindex.ErrOffsetOverflow
 	}
 	if n >= max {

@@ -157,7 +157,7 @@ func TestRealPaddedTimeIndex(t *testing.T) {
 	if p := x.Padding(); p != want {
 		t.Fatalf("Padding = %+v, want %+v", p, want)
 	}
-	if got := len(x.File().View().Data()); got != len(s.time) {
+	if got := timeindex.HeldBytes(x); got != len(s.time) {
 		t.Fatalf("%d bytes in memory", got)
 	}
 	if last := x.LastEntry(); last != (timeindex.Entry{Timestamp: 0, Offset: s.base}) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/indexfile"
 )
 
 // OffsetRule says which offset a time-index entry stores for the batch
@@ -23,8 +24,8 @@ const (
 
 // Rebuild appends to dst the bytes of the .timeindex that Kafka's recovery
 // builds from a segment's log (LogSegment.recover), with the given offset
-// rule: at each of index.IndexPoints, maybeAppend of the max timestamp so
-// far and its offset, then once more at the end (the entry a segment writes
+// rule: at each batch index.RebuildOffsetIndex indexes, maybeAppend of the
+// max timestamp so far and its offset, then once more at the end (the entry a segment writes
 // when it is closed or rolled). The result is a trimmed file. It fails with
 // ErrOffsetOverflow for an offset the index cannot hold relative to
 // baseOffset.
@@ -54,7 +55,8 @@ func Rebuild(dst []byte, baseOffset int64, entries []index.LogEntrySummary, inte
 		lastTs = maxTs
 		return nil
 	}
-	err := index.IndexPoints(entries, intervalBytes, func(i int) error {
+	position := func(i int) int64 { return entries[i].Position }
+	err := indexfile.IndexPoints(len(entries), intervalBytes, position, func(i int) error {
 		fold(i + 1) // recovery folds the batch in before the index check
 		return maybeAppend()
 	})

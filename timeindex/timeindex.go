@@ -6,6 +6,7 @@ import (
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/indexfile"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -51,7 +52,7 @@ type Entry struct {
 // dst. It returns an error wrapping ErrOffsetOverflow, and dst unchanged,
 // when e.Offset - baseOffset is outside [0, MaxInt32].
 func AppendEntry(dst []byte, baseOffset int64, e Entry) ([]byte, error) {
-	rel, ok := index.Relative(e.Offset, baseOffset)
+	rel, ok := indexfile.Relative(e.Offset, baseOffset)
 	if !ok {
 		return dst, fmt.Errorf("%w: offset %d with base offset %d", ErrOffsetOverflow, e.Offset, baseOffset)
 	}
@@ -70,7 +71,7 @@ func DecodeEntry(b []byte, baseOffset int64) Entry {
 // offsets (Kafka's TimeIndex). See the package documentation for the
 // format, the storage and the concurrency contract.
 type TimeIndex struct {
-	f    *index.EntryFile
+	f    *indexfile.File
 	base int64
 }
 
@@ -81,7 +82,7 @@ type TimeIndex struct {
 // preallocates, read-only never modifies the file, and an existing file is
 // trusted as Kafka trusts it (floor(length/12) entries; see Padding).
 func OpenTimeIndex(fsys vfs.FS, path string, baseOffset int64, maxIndexSize int, writable bool) (*TimeIndex, error) {
-	f, err := index.OpenEntryFile(fsys, path, EntrySize, maxIndexSize, writable)
+	f, err := indexfile.Open(fsys, path, EntrySize, maxIndexSize, writable)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func (x *TimeIndex) SizeInBytes() int { return x.f.Entries() * EntrySize }
 // segment writes when it rolls or closes (MaybeAppend with skipFullCheck).
 func (x *TimeIndex) IsFull() bool {
 	v := x.f.View()
-	return v.Entries >= v.MaxEntries-1
+	return v.Entries() >= v.MaxEntries()-1
 }
 
 // Entry returns entry i, which must be in [0, Entries()); it panics
@@ -126,7 +127,7 @@ func (x *TimeIndex) Entry(i int) Entry {
 // loop over Entry, which a concurrent TruncateTo can cut short).
 func (x *TimeIndex) AppendAll(dst []Entry) []Entry {
 	v := x.f.View()
-	for i := range v.Entries {
+	for i := range v.Entries() {
 		dst = append(dst, DecodeEntry(v.Entry(i), x.base))
 	}
 	return dst
@@ -137,14 +138,14 @@ func (x *TimeIndex) AppendAll(dst []Entry) []Entry {
 // largest timestamp for time-based retention once the segment is loaded.
 func (x *TimeIndex) LastEntry() Entry {
 	v := x.f.View()
-	return x.lastEntry(&v)
+	return x.lastEntry(v)
 }
 
-func (x *TimeIndex) lastEntry(v *index.View) Entry {
-	if v.Entries == 0 {
+func (x *TimeIndex) lastEntry(v *indexfile.View) Entry {
+	if v.Entries() == 0 {
 		return Entry{Timestamp: NoTimestamp, Offset: x.base}
 	}
-	return DecodeEntry(v.Entry(v.Entries-1), x.base)
+	return DecodeEntry(v.Entry(v.Entries()-1), x.base)
 }
 
 // Lookup returns the entry with the largest timestamp at most ts, or
@@ -153,14 +154,14 @@ func (x *TimeIndex) lastEntry(v *index.View) Entry {
 // damaged file it returns what Kafka's search returns.
 func (x *TimeIndex) Lookup(ts int64) Entry {
 	v := x.f.View()
-	slot := lookupSlot(v.Data(), v.Entries, ts)
+	slot := lookupSlot(v.Data(), v.Entries(), ts)
 	if slot < 0 {
 		return Entry{Timestamp: NoTimestamp, Offset: x.base}
 	}
 	return DecodeEntry(v.Entry(slot), x.base)
 }
 
-// lookupSlot is index.LargestLowerBound over the timestamps of the first n
+// lookupSlot is indexfile.LargestLowerBound over the timestamps of the first n
 // entries (data holding a prefix of them, the rest being zero), written out
 // so that the key access is inlined.
 func lookupSlot(data []byte, n int, ts int64) int {
@@ -173,7 +174,7 @@ func lookupSlot(data []byte, n int, ts int64) int {
 		}
 		return 0
 	}
-	const warm = 8192 / EntrySize // Kafka's warm section
+	const warm = indexfile.WarmSectionBytes / EntrySize
 	firstHot := max(0, n-1-warm)
 	lo, hi := 0, firstHot
 	if key(firstHot) < ts {
@@ -215,15 +216,15 @@ func (x *TimeIndex) MaybeAppend(ts, offset int64, skipFullCheck bool) error {
 	if x.f.Closed() {
 		return fmt.Errorf("%s: %w", x.Path(), ErrClosed)
 	}
-	if !skipFullCheck && v.Entries >= v.MaxEntries-1 {
-		return fmt.Errorf("%s: %w: %d entries (append of timestamp %d)", x.Path(), ErrIndexFull, v.Entries, ts)
+	if !skipFullCheck && v.Entries() >= v.MaxEntries()-1 {
+		return fmt.Errorf("%s: %w: %d entries (append of timestamp %d)", x.Path(), ErrIndexFull, v.Entries(), ts)
 	}
-	last := x.lastEntry(&v)
-	if v.Entries != 0 && offset < last.Offset {
-		return fmt.Errorf("%s: %w: offset %d is below the last offset %d (slot %d)", x.Path(), ErrOffsetOrder, offset, last.Offset, v.Entries)
+	last := x.lastEntry(v)
+	if v.Entries() != 0 && offset < last.Offset {
+		return fmt.Errorf("%s: %w: offset %d is below the last offset %d (slot %d)", x.Path(), ErrOffsetOrder, offset, last.Offset, v.Entries())
 	}
-	if v.Entries != 0 && ts < last.Timestamp {
-		return fmt.Errorf("%s: %w: timestamp %d is below the last timestamp %d (slot %d)", x.Path(), ErrTimestampOrder, ts, last.Timestamp, v.Entries)
+	if v.Entries() != 0 && ts < last.Timestamp {
+		return fmt.Errorf("%s: %w: timestamp %d is below the last timestamp %d (slot %d)", x.Path(), ErrTimestampOrder, ts, last.Timestamp, v.Entries())
 	}
 	if ts <= last.Timestamp {
 		return nil
@@ -245,8 +246,8 @@ func (x *TimeIndex) TruncateTo(offset int64) error {
 		return fmt.Errorf("%s: %w", x.Path(), ErrReadOnly)
 	}
 	v := x.f.View()
-	n := v.Entries
-	for i := 0; i < v.Entries; i++ {
+	n := v.Entries()
+	for i := 0; i < v.Entries(); i++ {
 		if DecodeEntry(v.Entry(i), x.base).Offset >= offset {
 			n = i
 			break
@@ -257,19 +258,14 @@ func (x *TimeIndex) TruncateTo(offset int64) error {
 
 // Reset removes every entry and resizes the file back to its maximum size
 // (Kafka's reset, the first step of segment recovery).
-func (x *TimeIndex) Reset() error {
-	if err := x.f.TruncateEntries(0); err != nil {
-		return err
-	}
-	_, err := x.f.Resize(x.f.MaxIndexSize())
-	return err
-}
+func (x *TimeIndex) Reset() error { return x.f.Reset() }
 
 // TrimToValidSize cuts the file to its entries: length Entries()*12.
 func (x *TimeIndex) TrimToValidSize() error { return x.f.TrimToValidSize() }
 
-// Resize sets the file's length to roundDown(newSize, 12) and reports
-// whether it changed; see index.EntryFile.Resize.
+// Resize sets the file's length to roundDown(newSize, 12), as Kafka's
+// AbstractIndex.resize does, and reports whether it changed. A size that
+// would cut off entries fails with ErrInvalidSize.
 func (x *TimeIndex) Resize(newSize int) (bool, error) { return x.f.Resize(newSize) }
 
 // SanityCheck runs Kafka's TimeIndex.sanityCheck: with entries, the last
@@ -281,25 +277,25 @@ func (x *TimeIndex) Resize(newSize int) (bool, error) { return x.f.Resize(newSiz
 // entry with timestamp 0; the message then says so (see Padding).
 func (x *TimeIndex) SanityCheck() error {
 	v := x.f.View()
-	if v.Entries != 0 {
+	if v.Entries() != 0 {
 		first := DecodeEntry(v.Entry(0), x.base)
-		last := x.lastEntry(&v)
+		last := x.lastEntry(v)
 		if last.Timestamp < first.Timestamp {
 			why := ""
 			if p := x.Padding(); p.Untrimmed {
 				why = fmt.Sprintf("; the index is untrimmed: its last %d entries are zero padding", p.Entries-p.ValidEntries)
 			}
-			return index.CorruptIndexf(x.Path(), int64(v.Entries-1)*EntrySize,
+			return indexfile.CorruptIndexf(x.Path(), int64(v.Entries()-1)*EntrySize,
 				"the last timestamp %d is below the first timestamp %d%s", last.Timestamp, first.Timestamp, why)
 		}
 		if last.Offset < x.base {
-			return index.CorruptIndexf(x.Path(), int64(v.Entries-1)*EntrySize,
+			return indexfile.CorruptIndexf(x.Path(), int64(v.Entries()-1)*EntrySize,
 				"the last offset %d is below the base offset %d", last.Offset, x.base)
 		}
 	}
-	if v.Length%EntrySize != 0 {
-		return index.CorruptIndexf(x.Path(), v.Length-v.Length%EntrySize,
-			"the file holds %d bytes, not a multiple of %d", v.Length, EntrySize)
+	if v.Length()%EntrySize != 0 {
+		return indexfile.CorruptIndexf(x.Path(), v.Length()-v.Length()%EntrySize,
+			"the file holds %d bytes, not a multiple of %d", v.Length(), EntrySize)
 	}
 	return nil
 }
@@ -308,10 +304,14 @@ func (x *TimeIndex) SanityCheck() error {
 // end of those Kafka trusts. Kafka would take the last of them, (0,
 // BaseOffset()), as the segment's largest timestamp and delete the segment
 // at once for time-based retention (KAFKA-10207).
-func (x *TimeIndex) Padding() index.Padding { return x.f.Padding() }
+func (x *TimeIndex) Padding() index.Padding { return index.Padding(x.f.Padding()) }
 
 // DiscardPadding drops the entries Padding reports as zero padding and
-// reports whether there were any; see index.EntryFile.DiscardPadding.
+// reports whether there were any: the index then holds what it would hold
+// had it been trimmed before the broker stopped (Entries becomes
+// Padding().ValidEntries), and the zero slots are free for appends again.
+// The file is not changed, so a read-only index may discard its padding
+// too.
 func (x *TimeIndex) DiscardPadding() (bool, error) { return x.f.DiscardPadding() }
 
 // Flush makes the file durable (Sync).
@@ -325,6 +325,3 @@ func (x *TimeIndex) Rename(newPath string) error { return x.f.Rename(newPath) }
 
 // Delete closes and removes the file; a file already gone is not an error.
 func (x *TimeIndex) Delete() error { return x.f.Delete() }
-
-// File returns the underlying index.EntryFile.
-func (x *TimeIndex) File() *index.EntryFile { return x.f }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/indexfile"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
@@ -51,6 +52,13 @@ func writeFile(tb testing.TB, fsys vfs.FS, path string, b []byte) {
 	if err := vfs.WriteFile(fsys, path, b, 0o644); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// fitsRelative reports whether offset can be stored relative to base: it
+// is in [base, base+MaxInt32]. The unsigned difference is exact once
+// offset >= base, where the signed one can overflow.
+func fitsRelative(offset, base int64) bool {
+	return offset >= base && uint64(offset)-uint64(base) <= math.MaxInt32
 }
 
 func readAll(tb testing.TB, fsys vfs.FS, path string) []byte {
@@ -438,7 +446,7 @@ func TestAllocs(t *testing.T) {
 }
 
 // TestLookupMatchesKafkaSearch checks the inlined search against
-// index.LargestLowerBound on sorted and unsorted bytes.
+// indexfile.LargestLowerBound on sorted and unsorted bytes.
 func TestLookupMatchesKafkaSearch(t *testing.T) {
 	for round := range 100 {
 		n := (round * 37) % 1500
@@ -460,7 +468,7 @@ func TestLookupMatchesKafkaSearch(t *testing.T) {
 		m := len(b) / 12
 		key := func(i int) int64 { return format.Int64(b[i*12:]) }
 		for ts := int64(-5); ts < int64(10*n+20); ts += 7 {
-			slot := index.LargestLowerBound(m, timeindex.EntrySize, ts, key)
+			slot := indexfile.LargestLowerBound(m, timeindex.EntrySize, ts, key)
 			want := timeindex.Entry{Timestamp: timeindex.NoTimestamp}
 			if slot >= 0 {
 				want = timeindex.DecodeEntry(b[slot*12:], 0)

@@ -8,6 +8,11 @@
 // print JSON lines whose field names are a stable interface (documented in
 // docs/cli.md).
 //
+// What it prints of a batch, a record, a legacy message or an index entry
+// comes from package internal/describe, whose views the visualiser's data
+// (package viz) renders too; this package decides only how the text and
+// the JSON lines show them.
+//
 // It is the engine behind `segviz dump`, kept out of cmd/ so that fuzz
 // targets and the WASM bridge can use it too. oracle/dump_test.go compares
 // its text with Kafka's own tool.

@@ -9,8 +9,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/record"
 )
 
@@ -59,7 +59,8 @@ type Result struct {
 // offset and the batch's, or an index entry's timestamp and the log's.
 type OffsetPair struct{ First, Second int64 }
 
-// BatchJSON is the JSON line printed per batch (or legacy entry).
+// BatchJSON is the JSON line printed per batch (or legacy entry): a
+// describe.Batch (NewBatchJSON).
 type BatchJSON struct {
 	Type                 string `json:"type"` // "batch"
 	File                 string `json:"file"`
@@ -81,6 +82,18 @@ type BatchJSON struct {
 	CRC                  uint32 `json:"crc"`
 	CRCValid             bool   `json:"crcValid"`
 	Size                 int    `json:"size"`
+}
+
+// NewBatchJSON is the JSON line of the entry b of file, whose checks
+// passed if crcValid.
+func NewBatchJSON(file string, b *describe.Batch, crcValid bool) BatchJSON {
+	return BatchJSON{Type: "batch", File: file, Position: b.Position,
+		BaseOffset: b.BaseOffset, LastOffset: b.LastOffset, Count: b.Count, Magic: b.Magic,
+		Compression: b.Codec.String(), TimestampType: b.TimestampType.String(),
+		BaseTimestamp: b.BaseTimestamp, MaxTimestamp: b.MaxTimestamp,
+		ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, BaseSequence: b.BaseSequence,
+		PartitionLeaderEpoch: b.PartitionLeaderEpoch, IsTransactional: b.IsTransactional, IsControl: b.IsControl,
+		CRC: b.CRC, CRCValid: crcValid, Size: b.Size}
 }
 
 // HeaderJSON is one record header in a record line.
@@ -152,8 +165,7 @@ type printer struct {
 	res  Result
 	line []byte
 	last int64 // the offset of the last record printed, -1 before the first
-	dec  compress.Decoder
-	buf  []byte
+	walk describe.Walker
 }
 
 // Log dumps the log segment r (size bytes, named path) to w.
@@ -161,7 +173,7 @@ func Log(w io.Writer, r io.ReaderAt, size int64, path string, opt Options) (Resu
 	if opt.PrintData {
 		opt.Deep = true
 	}
-	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path, last: -1}
+	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path, last: -1, walk: describe.Walker{MaxDecompressed: opt.MaxDecompressed}}
 	err := p.log(r, size)
 	if ferr := p.w.Flush(); err == nil {
 		err = ferr
@@ -177,17 +189,12 @@ func (p *printer) log(r io.ReaderAt, size int64) error {
 		size = p.opt.MaxBytes
 	}
 	var rs record.ReaderScanner
-	it := record.Iterator{MaxDecompressed: p.opt.MaxDecompressed}
-	lit := record.LegacyIterator{MaxDecompressed: p.opt.MaxDecompressed}
-	var rec record.Record
 	start := int64(0)
 	for {
 		rs.Reset(r, size, p.path, start)
 		for rs.Next() {
 			e := rs.Entry()
-			if err := p.entry(e, true, &it, &lit, &rec); err != nil {
-				return err
-			}
+			p.entry(e, true)
 		}
 		err := rs.Err()
 		if err == nil {
@@ -200,7 +207,7 @@ func (p *printer) log(r io.ReaderAt, size int64) error {
 		// A complete entry whose checksum fails is shown, as Kafka shows
 		// it (isvalid: false), and the dump goes on after it.
 		at := rs.ValidEnd()
-		if next, ok := p.badCRC(r, size, at, err, &it, &lit, &rec); ok {
+		if next, ok := p.badCRC(r, size, at, err); ok {
 			start = next
 			continue
 		}
@@ -221,7 +228,7 @@ func (p *printer) log(r io.ReaderAt, size int64) error {
 
 // badCRC prints the entry at pos if err is a checksum failure of a
 // complete entry, and returns the position after it.
-func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) (int64, bool) {
+func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error) (int64, bool) {
 	if !errors.Is(err, format.ErrCRC) {
 		return 0, false
 	}
@@ -239,30 +246,13 @@ func (p *printer) badCRC(r io.ReaderAt, size, pos int64, err error, it *record.I
 	if _, err := r.ReadAt(raw, pos); err != nil {
 		return 0, false
 	}
-	e := record.Entry{Position: pos, Magic: int8(raw[record.MagicOffset])}
-	switch e.Magic {
-	case record.MagicV2:
-		h, ok := record.PeekBatchHeader(raw)
-		if !ok {
-			return 0, false
-		}
-		e.Batch = record.Batch{BatchHeader: h, Raw: raw}
-	case record.MagicV0, record.MagicV1:
-		e.Legacy = peekLegacy(raw)
-	default:
+	e, ok := describe.PeekEntry(raw, pos)
+	if !ok {
 		return 0, false
 	}
-	p.entry(&e, false, it, lit, rec)
+	p.entry(&e, false)
 	p.problem(pos+record.CRCOffset, err.Error())
 	return end, true
-}
-
-func peekLegacy(raw []byte) record.LegacyMessage {
-	m := record.LegacyMessage{Raw: raw, Offset: format.Int64(raw), CRC: format.Uint32(raw[12:]), Magic: int8(raw[16]), Attributes: int8(raw[17]), Timestamp: record.NoTimestamp}
-	if m.Magic == record.MagicV1 && len(raw) >= 26 {
-		m.Timestamp = format.Int64(raw[18:])
-	}
-	return m
 }
 
 func (p *printer) problem(pos int64, msg string) {
@@ -274,78 +264,63 @@ func (p *printer) problem(pos int64, msg string) {
 	p.errorf("Error: %s: position %d: %s\n", p.path, pos, msg)
 }
 
-func (p *printer) writeJSON(v any) {
+func (p *printer) writeJSON(v any) { writeJSON(p.w, v) }
+
+// writeJSON writes v as one JSON line.
+func writeJSON(w *bufio.Writer, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // our own types always marshal
 	}
-	p.w.Write(b)
-	p.w.WriteByte('\n')
+	w.Write(b)
+	w.WriteByte('\n')
 }
 
 // entry prints one entry and, if deep, its records. valid says whether the
 // entry passed its checks (in JSON, the records of a bad entry are not
 // decoded; in text they are, as Kafka's tool decodes them).
-func (p *printer) entry(e *record.Entry, valid bool, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) error {
+func (p *printer) entry(e *record.Entry, valid bool) {
 	p.res.Batches++
 	if !p.opt.JSON {
-		p.entryText(e, valid, it, lit, rec)
-		return nil
+		p.entryText(e, valid)
+		return
 	}
-	bj := BatchJSON{Type: "batch", File: p.path, Position: e.Position, Magic: e.Magic, CRCValid: valid, Size: e.Size()}
-	if e.Magic == record.MagicV2 {
-		b := &e.Batch
-		bj.BaseOffset, bj.LastOffset, bj.Count = b.BaseOffset, b.LastOffset(), int(b.RecordCount)
-		bj.Compression = b.Attributes.Codec().String()
-		bj.TimestampType = b.Attributes.TimestampType().String()
-		bj.BaseTimestamp, bj.MaxTimestamp = b.BaseTimestamp, b.MaxTimestamp
-		bj.ProducerID, bj.ProducerEpoch, bj.BaseSequence = b.ProducerID, b.ProducerEpoch, b.BaseSequence
-		bj.PartitionLeaderEpoch = b.PartitionLeaderEpoch
-		bj.IsTransactional, bj.IsControl = b.Attributes.IsTransactional(), b.Attributes.IsControl()
-		bj.CRC = b.CRC
-	} else {
-		m := &e.Legacy
-		bj.BaseOffset, bj.LastOffset, bj.Count = m.Offset, m.Offset, 1
-		bj.Compression = m.Codec().String()
-		bj.TimestampType = m.TimestampType().String()
-		bj.BaseTimestamp, bj.MaxTimestamp = m.Timestamp, m.Timestamp
-		bj.ProducerID, bj.ProducerEpoch, bj.BaseSequence = record.NoProducerID, record.NoProducerEpoch, record.NoSequence
-		bj.PartitionLeaderEpoch = record.NoPartitionLeaderEpoch
-		bj.CRC = m.CRC
-	}
-
+	b := describe.NewBatch(e)
 	// Records are decoded first for legacy wrappers, whose count and first
 	// offset are only known inside.
 	var recs []RecordJSON
 	var recErr error
-	decode := valid && (p.opt.Deep || (e.Magic != record.MagicV2 && e.Legacy.Codec() != compress.None))
-	if decode {
-		recs, recErr = p.records(e, it, lit, rec)
+	switch {
+	case !valid:
+	case p.opt.Deep:
+		recs, recErr = p.records(e)
 		if e.Magic != record.MagicV2 {
-			bj.Count = len(recs)
+			b.Count = len(recs)
 			if len(recs) > 0 {
-				bj.BaseOffset = recs[0].Offset
+				b.BaseOffset = recs[0].Offset
 			}
 		}
+	default:
+		recErr = p.walk.Wrapper(&b, e)
 	}
-	p.res.Records += bj.Count
-	p.writeJSON(bj)
-	if p.opt.Deep {
-		for i := range recs {
-			p.writeJSON(recs[i])
-		}
+	p.res.Records += b.Count
+	p.writeJSON(NewBatchJSON(p.path, &b, valid))
+	for i := range recs {
+		p.writeJSON(recs[i])
 	}
 	if recErr != nil {
 		p.problem(e.Position, format.WithPath(recErr, p.path, e.Position).Error())
 	}
-	return nil
 }
 
-func (p *printer) records(e *record.Entry, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) ([]RecordJSON, error) {
+// records returns the record lines of e.
+func (p *printer) records(e *record.Entry) ([]RecordJSON, error) {
 	var out []RecordJSON
-	add := func(control bool) {
-		rj := RecordJSON{Type: "record", Offset: rec.Offset, Timestamp: rec.Timestamp, KeySize: size(rec.Key), ValueSize: size(rec.Value), Headers: []HeaderJSON{}, PrintData: p.opt.PrintData}
-		for _, h := range rec.Headers {
+	for p.walk.Reset(e); p.walk.Next(); {
+		r := p.walk.Record()
+		rj := RecordJSON{Type: "record", Offset: r.Offset, Timestamp: r.Timestamp, KeySize: r.KeySize, ValueSize: r.ValueSize,
+			Headers: make([]HeaderJSON, 0, len(r.Headers)), PrintData: p.opt.PrintData}
+		for _, h := range r.Headers {
 			hj := HeaderJSON{Key: string(h.Key), PrintData: p.opt.PrintData}
 			if p.opt.PrintData {
 				hj.Value = b64(h.Value)
@@ -353,34 +328,14 @@ func (p *printer) records(e *record.Entry, it *record.Iterator, lit *record.Lega
 			rj.Headers = append(rj.Headers, hj)
 		}
 		if p.opt.PrintData {
-			rj.Key, rj.Value = b64(rec.Key), b64(rec.Value)
+			rj.Key, rj.Value = b64(r.Key), b64(r.Value)
 		}
-		if control {
-			if t, err := record.ParseControlKey(rec.Key); err == nil {
-				rj.ControlType = t.String()
-			}
+		if r.HasControlType {
+			rj.ControlType = r.ControlType.String()
 		}
 		out = append(out, rj)
 	}
-	if e.Magic == record.MagicV2 {
-		it.Reset(&e.Batch)
-		for it.Next(rec) {
-			add(e.Batch.Attributes.IsControl())
-		}
-		return out, it.Err()
-	}
-	lit.Reset(&e.Legacy)
-	for lit.Next(rec) {
-		add(false)
-	}
-	return out, lit.Err()
-}
-
-func size(b []byte) int {
-	if b == nil {
-		return -1
-	}
-	return len(b)
+	return out, p.walk.Err()
 }
 
 func b64(b []byte) *string {

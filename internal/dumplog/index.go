@@ -13,7 +13,7 @@ import (
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
-	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
@@ -163,9 +163,9 @@ func Index(w io.Writer, fsys vfs.FS, path string, opt IndexOptions) (IndexResult
 	var err error
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".index":
-		err = d.offsetIndex()
+		err = d.entryIndex(describe.OffsetIndex)
 	case ".timeindex":
-		err = d.timeIndex()
+		err = d.entryIndex(describe.TimeIndex)
 	case ".txnindex":
 		err = d.txnIndex()
 	default:
@@ -186,58 +186,39 @@ func IsIndexFile(path string) bool {
 	return false
 }
 
-func (d *indexDump) offsetIndex() error {
-	x, err := index.OpenOffsetIndex(d.fsys, d.path, d.base, -1, false)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	return d.entryIndex(x, index.EntrySize, func(i int) {
-		e := x.Entry(i)
-		d.json(IndexJSON{Type: "index", File: d.path, Position: int64(i) * index.EntrySize, Offset: e.Offset, LogPosition: e.Position})
-	}, func() error { return d.kafkaOffsetIndex(x) },
-		func(log *verify.LogSummary) []finding.Problem { return verify.OffsetIndex(x, log.Entries) })
-}
-
-func (d *indexDump) timeIndex() error {
-	x, err := timeindex.OpenTimeIndex(d.fsys, d.path, d.base, -1, false)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	return d.entryIndex(x, timeindex.EntrySize, func(i int) {
-		e := x.Entry(i)
-		d.json(TimeIndexJSON{Type: "timeindex", File: d.path, Position: int64(i) * timeindex.EntrySize, Timestamp: e.Timestamp, Offset: e.Offset})
-	}, func() error { return d.kafkaTimeIndex(x) },
-		func(log *verify.LogSummary) []finding.Problem { return verify.TimeIndex(x, log.Entries) })
-}
-
 // entryIndex is the dump of an offset or time index. In JSON: the sanity
 // check alone, or the entries (without the padding, which is reported),
 // then, with Verify, the cross-check against the .log. In text: Kafka's
-// dump (kafka), then, with Verify, segviz's findings.
-func (d *indexDump) entryIndex(x interface {
-	Padding() index.Padding
-	SanityCheck() error
-	Entries() int
-}, entrySize int, printEntry func(i int), kafka func() error, verify func(*verify.LogSummary) []finding.Problem) error {
+// dump, then, with Verify, segviz's findings.
+func (d *indexDump) entryIndex(kind describe.IndexKind) error {
+	x, err := describe.OpenIndex(d.fsys, d.path, d.base, kind)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
 	pad := x.Padding()
 	d.res.Entries = pad.ValidEntries
 	switch {
 	case !d.opt.JSON:
-		if err := kafka(); err != nil || d.opt.SanityOnly {
+		if kind == describe.TimeIndex {
+			err = d.kafkaTimeIndex(x.Time())
+		} else {
+			err = d.kafkaOffsetIndex(x.Offset())
+		}
+		if err != nil || d.opt.SanityOnly {
 			return err
 		}
 	case d.opt.SanityOnly:
 		d.sanity(x.SanityCheck())
-		d.padding(entrySize, pad)
+		d.padding(kind.EntrySize(), pad)
 		return nil
 	case !d.opt.VerifyOnly:
 		for i := range pad.ValidEntries {
-			printEntry(i)
+			e := x.Entry(i)
+			d.json(indexJSON(d.path, &e))
 		}
 	}
-	d.padding(entrySize, pad)
+	d.padding(kind.EntrySize(), pad)
 	if !d.verify {
 		return nil
 	}
@@ -245,9 +226,17 @@ func (d *indexDump) entryIndex(x interface {
 	if err != nil {
 		return err
 	}
-	d.problems(verify(log))
+	d.problems(x.Verify(log.Entries))
 	d.summary(log)
 	return nil
+}
+
+// indexJSON is the JSON line of the entry e of the index file.
+func indexJSON(file string, e *describe.IndexEntry) any {
+	if e.Kind == describe.TimeIndex {
+		return TimeIndexJSON{Type: "timeindex", File: file, Position: e.Position, Timestamp: e.Timestamp, Offset: e.Offset}
+	}
+	return IndexJSON{Type: "index", File: file, Position: e.Position, Offset: e.Offset, LogPosition: e.LogPosition}
 }
 
 func (d *indexDump) txnIndex() error {
@@ -439,7 +428,4 @@ func (d *indexDump) summary(log *verify.LogSummary) {
 		d.res.Entries, log.Path, len(log.Entries), d.res.Errors, d.res.Warnings, d.res.Infos)
 }
 
-func (d *indexDump) json(v any) {
-	p := printer{w: d.w}
-	p.writeJSON(v)
-}
+func (d *indexDump) json(v any) { writeJSON(d.w, v) }

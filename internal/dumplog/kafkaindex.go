@@ -10,6 +10,7 @@ import (
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/timeindex"
 )
@@ -88,7 +89,7 @@ func firstBatchLastOffset(r io.ReaderAt, size, pos, maxSize int64) (int64, error
 		return 0, errNoBatch
 	}
 	if int8(hdr[record.MagicOffset]) < record.MagicV2 {
-		return format.Int64(hdr[:]), nil
+		return format.Int64(hdr[record.LegacyOffsetOffset:]), nil
 	}
 	if n < record.RecordBatchOverhead {
 		return 0, errNoBatch
@@ -169,20 +170,9 @@ func maxRecordTimestamp(r io.ReaderAt, size int64, b *index.LogEntrySummary) int
 	if !rs.Next() {
 		return maxTS
 	}
-	e := rs.Entry()
-	var rec record.Record
-	if e.Magic == record.MagicV2 {
-		var it record.Iterator
-		it.Reset(&e.Batch)
-		for it.Next(&rec) {
-			maxTS = max(maxTS, rec.Timestamp)
-		}
-		return maxTS
-	}
-	var lit record.LegacyIterator
-	lit.Reset(&e.Legacy)
-	for lit.Next(&rec) {
-		maxTS = max(maxTS, rec.Timestamp)
+	var w describe.Walker
+	for w.Reset(rs.Entry()); w.Next(); {
+		maxTS = max(maxTS, w.Record().Timestamp)
 	}
 	return maxTS
 }

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/record"
 )
 
@@ -23,7 +23,7 @@ const kafkaHeaderSizeUpToMagic = record.HeaderSizeUpToMagic
 
 // kafkaRecordOverheadV0 is LegacyRecord.RECORD_OVERHEAD_V0, the smallest
 // size field FileLogInputStream accepts.
-const kafkaRecordOverheadV0 = 14
+const kafkaRecordOverheadV0 = record.RecordOverheadV0
 
 // bootstrapSnapshot is the name of KRaft's bootstrap snapshot
 // (BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME).
@@ -98,141 +98,94 @@ func (p *printer) tailText(r io.ReaderAt, kind record.TailKind, at, n int64) {
 }
 
 // entryText prints a batch line and, with Deep, its record lines.
-func (p *printer) entryText(e *record.Entry, valid bool, it *record.Iterator, lit *record.LegacyIterator, rec *record.Record) {
+func (p *printer) entryText(e *record.Entry, valid bool) {
+	b := describe.NewBatch(e)
 	l := p.line[:0]
-	var (
-		tsType string
-		maxTS  int64
-		codec  compress.Codec
-		crc    uint32
-	)
-	if e.Magic == record.MagicV2 {
-		h := &e.Batch.BatchHeader
-		a := h.Attributes
+	if b.Magic == record.MagicV2 {
 		l = fmt.Appendf(l, "baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t deleteHorizonMs: %s",
-			h.BaseOffset, h.LastOffset(), h.RecordCount, h.BaseSequence, h.LastSequence(), h.ProducerID, h.ProducerEpoch,
-			h.PartitionLeaderEpoch, a.IsTransactional(), a.IsControl(), optionalLong(h.DeleteHorizonMs()))
-		tsType, maxTS, codec, crc = a.TimestampType().String(), h.MaxTimestamp, a.Codec(), h.CRC
-		p.res.Records += int(h.RecordCount)
+			b.BaseOffset, b.LastOffset, b.Count, b.BaseSequence, b.LastSequence, b.ProducerID, b.ProducerEpoch,
+			b.PartitionLeaderEpoch, b.IsTransactional, b.IsControl, optionalLong(b.DeleteHorizonMs))
 	} else {
-		m := &e.Legacy
-		l = fmt.Appendf(l, "offset: %d", m.Offset)
-		tsType, maxTS, codec, crc = m.TimestampType().String(), m.Timestamp, m.Codec(), m.CRC
-		p.res.Records++
+		l = fmt.Appendf(l, "offset: %d", b.LastOffset)
 	}
+	p.res.Records += b.Count
+	tsType := b.TimestampType.String()
 	l = fmt.Appendf(l, " position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t\n",
-		e.Position, tsType, maxTS, e.Size(), e.Magic, codec, crc, valid)
+		b.Position, tsType, b.MaxTimestamp, b.Size, b.Magic, b.Codec, b.CRC, valid)
 	p.w.Write(l)
 	p.line = l
 	if !p.opt.Deep {
 		return
 	}
-	var err error
-	if e.Magic == record.MagicV2 {
-		control := e.Batch.Attributes.IsControl()
-		it.Reset(&e.Batch)
-		for it.Next(rec) {
-			p.recordText(rec, tsType, control, func(l []byte) []byte {
-				h := e.Batch.BatchHeader
-				h.LastOffsetDelta = rec.OffsetDelta // LastSequence is then the record's sequence
-				l = fmt.Appendf(l, " sequence: %d headerKeys: [", h.LastSequence())
-				for i, hd := range rec.Headers {
-					if i > 0 {
-						l = append(l, ',')
-					}
-					l = appendJavaString(l, hd.Key)
-				}
-				return append(l, ']')
-			})
+	// A legacy record line shows its message's checksum: the entry's own,
+	// or a wrapper's inner message's (the i-th, or the last one decoded).
+	var msgs []describe.Message
+	if b.Magic != record.MagicV2 {
+		if msgs = p.walk.Messages(&e.Legacy); len(msgs) == 0 {
+			msgs = noMessage[:] // the iterator may still yield
 		}
-		err = it.Err()
-	} else {
-		crcs := p.legacyCRCs(&e.Legacy)
-		lit.Reset(&e.Legacy)
-		for i := 0; lit.Next(rec); i++ {
-			p.recordText(rec, tsType, false, func(l []byte) []byte {
-				c := crcs[min(i, len(crcs)-1)]
-				return fmt.Appendf(l, " isValid: %t crc: %d", c.valid, c.crc)
-			})
-		}
-		err = lit.Err()
 	}
-	if err != nil {
+	p.walk.Reset(e)
+	for i := 0; p.walk.Next(); i++ {
+		var m *describe.Message
+		if msgs != nil {
+			m = &msgs[min(i, len(msgs)-1)]
+		}
+		p.recordText(p.walk.Record(), tsType, m)
+	}
+	if err := p.walk.Err(); err != nil {
 		p.problem(e.Position, format.WithPath(err, p.path, e.Position).Error())
 	}
 }
 
-// recordText prints one record line; extra appends the fields that
-// depend on the entry's magic.
-func (p *printer) recordText(rec *record.Record, tsType string, control bool, extra func([]byte) []byte) {
-	if rec.Offset != p.last+1 {
-		p.res.NonConsecutive = append(p.res.NonConsecutive, OffsetPair{p.last, rec.Offset})
+// noMessage stands for the message of a legacy record whose wrapper's
+// inner messages cannot be listed.
+var noMessage [1]describe.Message
+
+// recordText prints one record line. m is the legacy message the record
+// is, nil for a v2 record.
+func (p *printer) recordText(r *describe.Record, tsType string, m *describe.Message) {
+	if r.Offset != p.last+1 {
+		p.res.NonConsecutive = append(p.res.NonConsecutive, OffsetPair{p.last, r.Offset})
 	}
-	p.last = rec.Offset
+	p.last = r.Offset
 	l := p.line[:0]
 	if !p.opt.SkipRecordMetadata {
-		l = fmt.Appendf(l, "| offset: %d %s: %d keySize: %d valueSize: %d", rec.Offset, tsType, rec.Timestamp, size(rec.Key), size(rec.Value))
-		l = extra(l)
-		if control {
-			l = p.appendControl(l, rec)
+		l = fmt.Appendf(l, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, tsType, r.Timestamp, r.KeySize, r.ValueSize)
+		if m != nil {
+			l = fmt.Appendf(l, " isValid: %t crc: %d", m.CRCValid, m.CRC)
+		} else {
+			l = fmt.Appendf(l, " sequence: %d headerKeys: [", r.Sequence)
+			for i, hd := range r.Headers {
+				if i > 0 {
+					l = append(l, ',')
+				}
+				l = appendJavaString(l, hd.Key)
+			}
+			l = append(l, ']')
+		}
+		if r.Control {
+			l = p.appendControl(l, &r.Record)
 		}
 	}
-	if p.opt.PrintData && !control {
+	if p.opt.PrintData && !r.Control {
 		prefix := " "
 		if p.opt.SkipRecordMetadata {
 			prefix = "| "
 		}
-		if rec.Key != nil {
+		if r.Key != nil {
 			l = append(l, prefix+"key: "...)
-			l = appendJavaString(l, rec.Key)
+			l = appendJavaString(l, r.Key)
 			prefix = " "
 		}
-		if rec.Value != nil {
+		if r.Value != nil {
 			l = append(l, prefix+"payload: "...)
-			l = appendJavaString(l, rec.Value)
+			l = appendJavaString(l, r.Value)
 		}
 	}
 	l = append(l, '\n')
 	p.w.Write(l)
 	p.line = l
-}
-
-// legacyCRC is an inner message's checksum and whether it holds.
-type legacyCRC struct {
-	crc   uint32
-	valid bool
-}
-
-// legacyCRCs returns the checksum of each message a legacy entry yields:
-// the entry's own, or those of a compressed wrapper's inner messages
-// (the record lines show them, and record.LegacyIterator does not).
-func (p *printer) legacyCRCs(m *record.LegacyMessage) []legacyCRC {
-	if m.Codec() == compress.None {
-		return []legacyCRC{{m.CRC, m.CRC == m.ComputeCRC()}}
-	}
-	limit := p.opt.MaxDecompressed
-	if limit <= 0 {
-		limit = record.DefaultMaxDecompressed
-	}
-	inner, err := p.dec.AppendDecompressed(p.buf[:0], m.Codec(), m.Value, limit)
-	p.buf = inner[:0]
-	out := []legacyCRC{{}} // a placeholder should the iterator still yield
-	if err != nil {
-		return out
-	}
-	out = out[:0]
-	for len(inner) > 0 {
-		in, rest, err := record.ReadLegacyMessage(inner)
-		if err != nil {
-			break
-		}
-		out = append(out, legacyCRC{in.CRC, in.CRC == in.ComputeCRC()})
-		inner = rest
-	}
-	if len(out) == 0 {
-		out = append(out, legacyCRC{})
-	}
-	return out
 }
 
 func optionalLong(v int64) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
@@ -55,6 +56,30 @@ func (s *Session) target(q Params) (*logTarget, error) {
 		return nil, err
 	}
 	return &logTarget{p: p, base: base, path: sg.LogPath(), size: sg.Size(), active: active}, nil
+}
+
+// entryTarget resolves the target of q and its entry position
+// p["position"].
+func (s *Session) entryTarget(q Params) (*logTarget, int64, error) {
+	t, err := s.target(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	pos, err := q.required64("position")
+	if err != nil {
+		return nil, 0, err
+	}
+	return t, pos, nil
+}
+
+// entryBytes reads the entry at pos of the target's .log (readEntry).
+func (s *Session) entryBytes(t *logTarget, pos int64) ([]byte, error) {
+	r, closeFn, err := s.readerAt(t)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	return readEntry(r, t.size, pos)
 }
 
 // readerAt opens the target's .log.
@@ -160,7 +185,7 @@ func (s *Session) Scan(q Params) (*ScanJSON, error) {
 
 	out := &ScanJSON{File: path.Base(t.path), From: from, Next: from, Size: t.size}
 	var rs record.ReaderScanner
-	var w entryWalker
+	w := newWalker()
 	limit := from + maxBytes
 	pos := from
 	for {
@@ -236,29 +261,19 @@ func (out *ScanJSON) add(e *record.Entry, flags int32, count int32) {
 	r.Codec = append(r.Codec, int8(e.Legacy.Codec()))
 }
 
-// entryWalker holds the reusable state of the light decoding a scan does.
-type entryWalker struct {
-	it  record.Iterator
-	lit record.LegacyIterator
-	rec record.Record
+// entryWalker holds the reusable state of the decoding a call does.
+type entryWalker struct{ describe.Walker }
+
+func newWalker() *entryWalker {
+	return &entryWalker{describe.Walker{MaxDecompressed: MaxDecompressed}}
 }
 
 // count is the number of records of an entry: a v2 batch's header field,
 // one for a plain legacy message, and the inner messages of a wrapper.
 func (w *entryWalker) count(e *record.Entry) int32 {
-	if e.Magic == record.MagicV2 {
-		return e.Batch.RecordCount
-	}
-	if e.Legacy.Codec() == compress.None {
-		return 1
-	}
-	w.lit.MaxDecompressed = MaxDecompressed
-	w.lit.Reset(&e.Legacy)
-	n := int32(0)
-	for w.lit.Next(&w.rec) {
-		n++
-	}
-	return n
+	b := describe.NewBatch(e)
+	w.Wrapper(&b, e)
+	return int32(b.Count)
 }
 
 func (w *entryWalker) flags(e *record.Entry) int32 {
@@ -278,17 +293,12 @@ func (w *entryWalker) flags(e *record.Entry) int32 {
 	}
 	if a.IsControl() {
 		f |= FlagControl
-		w.it.MaxDecompressed = MaxDecompressed
-		w.it.Reset(&e.Batch)
-		for w.it.Next(&w.rec) {
-			if t, err := record.ParseControlKey(w.rec.Key); err == nil {
-				switch t {
-				case record.ControlCommit:
-					f |= FlagCommit
-				case record.ControlAbort:
-					f |= FlagAbort
-				}
-			}
+		commit, abort := w.TxnMarkers(e)
+		if commit {
+			f |= FlagCommit
+		}
+		if abort {
+			f |= FlagAbort
 		}
 	}
 	if a.TimestampType() == record.LogAppendTime {
@@ -340,45 +350,22 @@ func badCRCEntry(r io.ReaderAt, size, pos int64, err error) (record.Entry, bool)
 	if rerr != nil || len(raw) < record.HeaderSizeUpToMagic || int64(len(raw)) < record.LogOverhead+int64(format.Int32(raw[record.LengthOffset:])) {
 		return record.Entry{}, false
 	}
-	return peekEntry(raw, pos)
+	return describe.PeekEntry(raw, pos)
 }
 
-// peekEntry decodes the header of the entry in raw without checking it.
-func peekEntry(raw []byte, pos int64) (record.Entry, bool) {
-	if len(raw) < record.HeaderSizeUpToMagic {
-		return record.Entry{}, false
-	}
-	e := record.Entry{Position: pos, Magic: int8(raw[record.MagicOffset])}
-	switch e.Magic {
-	case record.MagicV2:
-		h, ok := record.PeekBatchHeader(raw)
-		if !ok {
-			return e, false
-		}
-		e.Batch = record.Batch{BatchHeader: h, Raw: raw}
-	case record.MagicV0, record.MagicV1:
-		if len(raw) < 18 {
-			return e, false
-		}
-		m := record.LegacyMessage{Raw: raw, Offset: format.Int64(raw), CRC: format.Uint32(raw[12:]), Magic: e.Magic, Attributes: int8(raw[17]), Timestamp: record.NoTimestamp}
-		if m.Magic == record.MagicV1 && len(raw) >= 26 {
-			m.Timestamp = format.Int64(raw[18:])
-		}
-		e.Legacy = m
-	default:
-		return e, false
-	}
-	return e, true
-}
-
-// decodeEntry reads the entry at pos and checks it as the scan does. A
-// complete entry that fails its checks is still returned (peeked), with
-// the error, so that the page can show a damaged batch.
+// decodeEntry reads the entry at pos and checks it (checkEntry).
 func decodeEntry(r io.ReaderAt, size, pos int64) (record.Entry, error, error) {
 	raw, err := readEntry(r, size, pos)
 	if err != nil {
 		return record.Entry{}, nil, err
 	}
+	return checkEntry(raw, pos)
+}
+
+// checkEntry checks the entry raw, read at pos, as the scan does. A
+// complete entry that fails its checks is still returned (peeked), with
+// the error, so that the page can show a damaged batch.
+func checkEntry(raw []byte, pos int64) (record.Entry, error, error) {
 	s := record.NewScanner(raw, "", pos)
 	if s.Next() {
 		return *s.Entry(), nil, nil
@@ -387,7 +374,7 @@ func decodeEntry(r io.ReaderAt, size, pos int64) (record.Entry, error, error) {
 	if check == nil {
 		check = format.Corruptf("", pos, format.ErrTruncated, "the entry at %d runs past the end of the segment", pos)
 	}
-	e, ok := peekEntry(raw, pos)
+	e, ok := describe.PeekEntry(raw, pos)
 	if !ok {
 		return record.Entry{}, nil, check
 	}
@@ -439,7 +426,7 @@ func (s *Session) Batches(q Params) (*BatchesJSON, error) {
 	}
 	defer closeFn()
 	out := &BatchesJSON{File: path.Base(t.path), From: from, Next: from, Batches: []BatchView{}}
-	var w entryWalker
+	w := newWalker()
 	for pos := from; int64(len(out.Batches)) < limit; {
 		if t.size-pos < record.HeaderSizeUpToMagic {
 			out.Done = true
@@ -463,64 +450,28 @@ func (s *Session) Batches(q Params) (*BatchesJSON, error) {
 	return out, nil
 }
 
-// view builds the full description of an entry.
+// view builds the full description of an entry: what `segviz dump --json`
+// prints of it, and more. A wrapper's records are counted, and a control
+// batch's markers found, only when it passed its checks.
 func (w *entryWalker) view(e *record.Entry, file string, check error) BatchView {
-	bv := BatchView{BatchJSON: dumplog.BatchJSON{Type: "batch", File: file, Position: e.Position, Magic: e.Magic, CRCValid: check == nil || !errors.Is(check, format.ErrCRC), Size: e.Size()}}
+	b := describe.NewBatch(e)
+	bv := BatchView{Attributes: b.Attributes, LastSequence: b.LastSequence, DeleteHorizonMs: b.DeleteHorizonMs, PayloadSize: b.PayloadSize}
 	if check != nil {
 		bv.Error = check.Error()
-	}
-	if e.Magic == record.MagicV2 {
-		b := &e.Batch
-		bv.BaseOffset, bv.LastOffset, bv.Count = b.BaseOffset, b.LastOffset(), int(b.RecordCount)
-		bv.Compression = b.Attributes.Codec().String()
-		bv.TimestampType = b.Attributes.TimestampType().String()
-		bv.BaseTimestamp, bv.MaxTimestamp = b.BaseTimestamp, b.MaxTimestamp
-		bv.ProducerID, bv.ProducerEpoch, bv.BaseSequence = b.ProducerID, b.ProducerEpoch, b.BaseSequence
-		bv.PartitionLeaderEpoch = b.PartitionLeaderEpoch
-		bv.IsTransactional, bv.IsControl = b.Attributes.IsTransactional(), b.Attributes.IsControl()
-		bv.CRC = b.CRC
-		bv.Attributes = int16(b.Attributes)
-		bv.LastSequence = b.LastSequence()
-		bv.DeleteHorizonMs = b.DeleteHorizonMs()
-		bv.PayloadSize = len(b.Raw) - record.RecordsOffset
-		if bv.IsControl && check == nil {
-			f := w.flags(e)
-			switch {
-			case f&FlagCommit != 0:
+	} else {
+		if err := w.Wrapper(&b, e); err != nil {
+			bv.Error = err.Error()
+		}
+		if b.IsControl {
+			switch commit, abort := w.TxnMarkers(e); {
+			case commit:
 				bv.ControlType = record.ControlCommit.String()
-			case f&FlagAbort != 0:
+			case abort:
 				bv.ControlType = record.ControlAbort.String()
 			}
 		}
-		return bv
 	}
-	m := &e.Legacy
-	bv.BaseOffset, bv.LastOffset, bv.Count = m.Offset, m.Offset, 1
-	bv.Compression = m.Codec().String()
-	bv.TimestampType = m.TimestampType().String()
-	bv.BaseTimestamp, bv.MaxTimestamp = m.Timestamp, m.Timestamp
-	bv.ProducerID, bv.ProducerEpoch, bv.BaseSequence = record.NoProducerID, record.NoProducerEpoch, record.NoSequence
-	bv.LastSequence = record.NoSequence
-	bv.DeleteHorizonMs = record.NoTimestamp
-	bv.PartitionLeaderEpoch = record.NoPartitionLeaderEpoch
-	bv.CRC = m.CRC
-	bv.Attributes = int16(m.Attributes)
-	bv.PayloadSize = len(m.Value)
-	if m.Codec() != compress.None && check == nil {
-		w.lit.MaxDecompressed = MaxDecompressed
-		w.lit.Reset(m)
-		n := 0
-		for w.lit.Next(&w.rec) {
-			if n == 0 {
-				bv.BaseOffset = w.rec.Offset
-			}
-			n++
-		}
-		bv.Count = n
-		if err := w.lit.Err(); err != nil {
-			bv.Error = err.Error()
-		}
-	}
+	bv.BatchJSON = dumplog.NewBatchJSON(file, &b, check == nil || !errors.Is(check, format.ErrCRC))
 	return bv
 }
 
@@ -569,11 +520,7 @@ type RecordsJSON struct {
 // the p["from"]-th on, at most p["limit"]. A batch whose CRC fails is
 // decoded all the same, with the error.
 func (s *Session) Records(q Params) (*RecordsJSON, error) {
-	t, err := s.target(q)
-	if err != nil {
-		return nil, err
-	}
-	pos, err := q.required64("position")
+	t, pos, err := s.entryTarget(q)
 	if err != nil {
 		return nil, err
 	}
@@ -587,90 +534,55 @@ func (s *Session) Records(q Params) (*RecordsJSON, error) {
 	}
 	limit = min(max(limit, 1), int64(MaxRecords))
 	from := int(max(from64, 0))
-	r, closeFn, err := s.readerAt(t)
+	raw, err := s.entryBytes(t, pos)
 	if err != nil {
 		return nil, err
 	}
-	defer closeFn()
-	e, check, err := decodeEntry(r, t.size, pos)
+	e, check, err := checkEntry(raw, pos)
 	if err != nil {
 		return nil, err
 	}
-	var w entryWalker
+	w := newWalker()
 	out := &RecordsJSON{Batch: w.view(&e, path.Base(t.path), check), From: from, Next: from, Records: []RecordView{}}
-	var rec record.Record
-	i := 0
-	emit := func(control bool, seqBase int32, seqOK bool) bool {
-		if i < from {
+	i, more := 0, true
+	for w.Reset(&e); more && w.Next(); {
+		switch {
+		case i < from:
 			i++
-			return true
+		case len(out.Records) >= int(limit):
+			more = false
+		default:
+			out.Records = append(out.Records, recordView(w.Record()))
+			i++
+			out.Next = i
 		}
-		if len(out.Records) >= int(limit) {
-			return false
-		}
-		out.Records = append(out.Records, recordView(&rec, control, seqBase, seqOK))
-		i++
-		out.Next = i
-		return true
 	}
-	var iterErr error
-	if e.Magic == record.MagicV2 {
-		b := &e.Batch
-		w.it.MaxDecompressed = MaxDecompressed
-		w.it.Reset(b)
-		more := true
-		for more && w.it.Next(&rec) {
-			more = emit(b.Attributes.IsControl(), b.BaseSequence, b.BaseSequence >= 0)
-		}
-		out.Done = more
-		iterErr = w.it.Err()
-	} else {
-		w.lit.MaxDecompressed = MaxDecompressed
-		w.lit.Reset(&e.Legacy)
-		more := true
-		for more && w.lit.Next(&rec) {
-			more = emit(false, 0, false)
-		}
-		out.Done = more
-		iterErr = w.lit.Err()
-	}
-	if iterErr != nil {
-		out.Error = iterErr.Error()
+	out.Done = more
+	if err := w.Err(); err != nil {
+		out.Error = err.Error()
 		out.Done = true
 	}
 	return out, nil
 }
 
-func recordView(r *record.Record, control bool, seqBase int32, seqOK bool) RecordView {
-	v := RecordView{Type: "record", Offset: r.Offset, Timestamp: r.Timestamp, KeySize: size(r.Key), ValueSize: size(r.Value),
-		Headers: []HeaderView{}, Attributes: r.Attributes, OffsetDelta: r.OffsetDelta, TimestampDelta: r.TimestampDelta, Sequence: record.NoSequence}
+func recordView(r *describe.Record) RecordView {
+	v := RecordView{Type: "record", Offset: r.Offset, Timestamp: r.Timestamp, KeySize: r.KeySize, ValueSize: r.ValueSize,
+		Headers: make([]HeaderView, 0, len(r.Headers)), Attributes: r.Attributes, OffsetDelta: r.OffsetDelta, TimestampDelta: r.TimestampDelta, Sequence: r.Sequence}
 	v.Key, v.KeyTruncated = b64(r.Key)
 	v.Value, v.ValueTruncated = b64(r.Value)
 	for _, h := range r.Headers {
-		hv := HeaderView{Key: string(h.Key), ValueSize: size(h.Value)}
+		hv := HeaderView{Key: string(h.Key), ValueSize: describe.Size(h.Value)}
 		hv.Value, hv.Truncated = b64(h.Value)
 		v.Headers = append(v.Headers, hv)
 	}
-	if seqOK {
-		v.Sequence = seqBase + r.OffsetDelta // wraps as Kafka's incrementSequence does
-	}
-	if control {
-		if t, err := record.ParseControlKey(r.Key); err == nil {
-			v.ControlType = t.String()
-			if m, err := record.ParseEndTxnMarker(r.Key, r.Value); err == nil {
-				ep := m.CoordinatorEpoch
-				v.CoordinatorEpoch = &ep
-			}
+	if r.HasControlType {
+		v.ControlType = r.ControlType.String()
+		if r.IsMarker {
+			ep := r.Marker.CoordinatorEpoch
+			v.CoordinatorEpoch = &ep
 		}
 	}
 	return v
-}
-
-func size(b []byte) int {
-	if b == nil {
-		return -1
-	}
-	return len(b)
 }
 
 // b64 encodes b (at most MaxValueBytes of it), nil for nil.

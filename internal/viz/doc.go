@@ -9,6 +9,11 @@
 // Both call Dispatch with a method name and string parameters, so that a
 // method answers the same whichever path asked.
 //
+// The batches, records, index entries and byte layouts it returns are
+// package internal/describe's views, the ones `segviz dump` prints, in the
+// page's JSON (a batch's fields are those of `segviz dump --json`, and a
+// few more).
+//
 // Every method is bounded in time and memory by its parameters: batches,
 // records and index entries come in pages, the partition overview reads
 // segment headers and indexes only, and nothing decodes a whole segment

@@ -10,7 +10,7 @@ import (
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
-	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/verify"
 )
 
@@ -105,10 +105,13 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 		}
 	}
 	switch kind {
-	case "offset":
-		name := sg.IndexPath()
-		out.File, out.EntrySize = path.Base(name), index.EntrySize
-		x, err := index.OpenOffsetIndex(s.fsys, name, sg.BaseOffset(), -1, false)
+	case describe.OffsetIndex.String(), describe.TimeIndex.String():
+		k, name := describe.OffsetIndex, sg.IndexPath()
+		if kind == describe.TimeIndex.String() {
+			k, name = describe.TimeIndex, sg.TimeIndexPath()
+		}
+		out.File, out.EntrySize = path.Base(name), k.EntrySize()
+		x, err := describe.OpenIndex(s.fsys, name, sg.BaseOffset(), k)
 		if errors.Is(err, fs.ErrNotExist) {
 			out.Done = true
 			return out, nil
@@ -126,64 +129,23 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 		all := x.AppendAll(nil)
 		end := min(len(all), from+int(limit))
 		for i := from; i < end; i++ {
-			out.Entries = append(out.Entries, []int64{all[i].Offset, int64(all[i].Position)})
+			a, b := all[i].Pair()
+			out.Entries = append(out.Entries, []int64{a, b})
 		}
 		out.Next, out.Done = max(end, from), end >= len(all)
 		if check {
-			for _, pr := range verify.OffsetIndex(x, sum.s.Entries) {
-				inPage(pr, index.EntrySize)
+			for _, pr := range x.Verify(sum.s.Entries) {
+				inPage(pr, k.EntrySize())
 			}
 		} else {
 			for i := max(from, 1); i < end && i < pad.ValidEntries; i++ {
-				a, b := all[i-1], all[i]
-				if b.Offset <= a.Offset || b.Position < a.Position {
-					out.Problems = append(out.Problems, ProblemJSON{File: out.File, Position: int64(i * index.EntrySize), Kind: finding.KindIndexOffsetOrder, Level: "error", Entry: i,
-						Detail: fmt.Sprintf("entry (offset %d, position %d) follows (offset %d, position %d)", b.Offset, b.Position, a.Offset, a.Position)})
+				if pr, bad := all[i].OutOfOrder(out.File, &all[i-1]); bad {
+					out.Problems = append(out.Problems, problemJSON(pr, k.EntrySize()))
 				}
 			}
 		}
-		if pp := verify.Padding(name, index.EntrySize, pad, active); pp != nil {
-			inPage(*pp, index.EntrySize)
-		}
-	case "time":
-		name := sg.TimeIndexPath()
-		out.File, out.EntrySize = path.Base(name), timeindex.EntrySize
-		x, err := timeindex.OpenTimeIndex(s.fsys, name, sg.BaseOffset(), -1, false)
-		if errors.Is(err, fs.ErrNotExist) {
-			out.Done = true
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer x.Close()
-		out.Exists, out.FileSize = true, x.Length()
-		pad := x.Padding()
-		out.Total, out.Valid = x.Entries(), pad.ValidEntries
-		if err := x.SanityCheck(); err != nil {
-			out.Sanity = err.Error()
-		}
-		all := x.AppendAll(nil)
-		end := min(len(all), from+int(limit))
-		for i := from; i < end; i++ {
-			out.Entries = append(out.Entries, []int64{all[i].Timestamp, all[i].Offset})
-		}
-		out.Next, out.Done = max(end, from), end >= len(all)
-		if check {
-			for _, pr := range verify.TimeIndex(x, sum.s.Entries) {
-				inPage(pr, timeindex.EntrySize)
-			}
-		} else {
-			for i := max(from, 1); i < end && i < pad.ValidEntries; i++ {
-				a, b := all[i-1], all[i]
-				if b.Timestamp <= a.Timestamp || b.Offset < a.Offset {
-					out.Problems = append(out.Problems, ProblemJSON{File: out.File, Position: int64(i * timeindex.EntrySize), Kind: finding.KindTimeOutOfOrder, Level: "error", Entry: i,
-						Detail: fmt.Sprintf("entry (timestamp %d, offset %d) follows (timestamp %d, offset %d)", b.Timestamp, b.Offset, a.Timestamp, a.Offset)})
-				}
-			}
-		}
-		if pp := verify.Padding(name, timeindex.EntrySize, pad, active); pp != nil {
-			inPage(*pp, timeindex.EntrySize)
+		if pp := verify.Padding(name, k.EntrySize(), pad, active); pp != nil {
+			inPage(*pp, k.EntrySize())
 		}
 	case "txn":
 		name := sg.TxnIndexPath()

@@ -1,14 +1,9 @@
 package viz
 
 import (
-	"fmt"
 	"path"
-	"strconv"
-	"unicode/utf8"
 
-	"github.com/segkit/segkit/compress"
-	"github.com/segkit/segkit/format"
-	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/internal/describe"
 )
 
 // LayoutJSON maps the bytes of one entry to the fields they encode: what
@@ -26,7 +21,7 @@ type LayoutJSON struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// FieldJSON is one field of an entry.
+// FieldJSON is one field of an entry (describe.Field).
 type FieldJSON struct {
 	Name  string `json:"name"`
 	Start int64  `json:"start"`
@@ -39,318 +34,24 @@ type FieldJSON struct {
 	Bad bool `json:"bad,omitempty"`
 }
 
-// Layout returns the fields of the entry at p["position"] of a segment:
-// the batch header's, and for an uncompressed v2 batch each record's
-// (length, attributes, deltas, key, value, headers). A compressed payload
-// is one field; its records are listed by Records.
+// Layout returns the fields of the entry at p["position"] of a segment
+// (describe.LayoutEntry): the batch header's, and for an uncompressed v2
+// batch each record's (length, attributes, deltas, key, value, headers). A
+// compressed payload is one field; its records are listed by Records.
 func (s *Session) Layout(q Params) (*LayoutJSON, error) {
-	t, err := s.target(q)
+	t, pos, err := s.entryTarget(q)
 	if err != nil {
 		return nil, err
 	}
-	pos, err := q.required64("position")
+	raw, err := s.entryBytes(t, pos)
 	if err != nil {
 		return nil, err
 	}
-	r, closeFn, err := s.readerAt(t)
-	if err != nil {
-		return nil, err
-	}
-	defer closeFn()
-	raw, err := readEntry(r, t.size, pos)
-	if err != nil {
-		return nil, err
-	}
-	out := &LayoutJSON{File: path.Base(t.path), Position: pos, Size: len(raw), Fields: []FieldJSON{}}
-	if len(raw) >= record.HeaderSizeUpToMagic {
-		out.Magic = int8(raw[record.MagicOffset])
-	}
-	l := layouter{out: out, raw: raw, pos: pos}
-	switch {
-	case len(raw) < record.HeaderSizeUpToMagic:
-		out.Error = "fewer bytes than an entry header"
-	case out.Magic == record.MagicV2:
-		l.v2()
-	case out.Magic == record.MagicV0 || out.Magic == record.MagicV1:
-		l.legacy()
-	default:
-		l.field("baseOffset", 0, 8, strconv.FormatInt(format.Int64(raw), 10), -1)
-		l.field("length", 8, 4, strconv.Itoa(int(format.Int32(raw[8:]))), -1)
-		l.field("partitionLeaderEpoch", 12, 4, strconv.Itoa(int(format.Int32(raw[12:]))), -1)
-		l.field("magic", 16, 1, strconv.Itoa(int(out.Magic)), -1)
-		out.Error = fmt.Sprintf("unknown magic %d", out.Magic)
+	l := describe.LayoutEntry(raw, pos, MaxLayoutFields)
+	out := &LayoutJSON{File: path.Base(t.path), Position: l.Position, Size: l.Size, Magic: l.Magic,
+		Fields: make([]FieldJSON, len(l.Fields)), Truncated: l.Truncated, Error: l.Error}
+	for i, f := range l.Fields {
+		out.Fields[i] = FieldJSON(f)
 	}
 	return out, nil
-}
-
-type layouter struct {
-	out *LayoutJSON
-	raw []byte
-	pos int64
-}
-
-// field adds a field of n bytes at offset at of the entry; false when the
-// entry ends first or there are too many fields.
-func (l *layouter) field(name string, at, n int, value string, rec int) bool {
-	if at+n > len(l.raw) || len(l.out.Fields) >= MaxLayoutFields {
-		l.out.Truncated = true
-		return false
-	}
-	l.out.Fields = append(l.out.Fields, FieldJSON{Name: name, Start: l.pos + int64(at), End: l.pos + int64(at+n), Value: value, Record: rec})
-	return true
-}
-
-func (l *layouter) bad() { l.out.Fields[len(l.out.Fields)-1].Bad = true }
-
-func (l *layouter) v2() {
-	raw := l.raw
-	h, ok := record.PeekBatchHeader(raw)
-	if !ok {
-		l.field("baseOffset", 0, 8, strconv.FormatInt(format.Int64(raw), 10), -1)
-		l.field("length", 8, 4, strconv.Itoa(int(format.Int32(raw[8:]))), -1)
-		l.out.Error = "the batch header is incomplete"
-		l.out.Truncated = true
-		return
-	}
-	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	i32 := func(v int32) string { return strconv.Itoa(int(v)) }
-	l.field("baseOffset", record.BaseOffsetOffset, 8, i64(h.BaseOffset), -1)
-	l.field("length", record.LengthOffset, 4, i32(h.Length)+" (batch size "+strconv.Itoa(h.Size())+")", -1)
-	l.field("partitionLeaderEpoch", record.PartitionLeaderEpochOffset, 4, i32(h.PartitionLeaderEpoch), -1)
-	l.field("magic", record.MagicOffset, 1, strconv.Itoa(int(h.Magic)), -1)
-	crcOK := len(raw) == h.Size() && format.CRC32C(raw[record.AttributesOffset:]) == h.CRC
-	crcText := strconv.FormatUint(uint64(h.CRC), 10)
-	if crcOK {
-		crcText += " (valid)"
-	} else if len(raw) == h.Size() {
-		crcText += fmt.Sprintf(" (mismatch: computed %d)", format.CRC32C(raw[record.AttributesOffset:]))
-	} else {
-		crcText += " (cannot check: the batch is incomplete)"
-	}
-	l.field("crc", record.CRCOffset, 4, crcText, -1)
-	if !crcOK {
-		l.bad()
-	}
-	a := h.Attributes
-	attrs := fmt.Sprintf("0x%04x: codec %s, %s", uint16(a), a.Codec(), a.TimestampType())
-	if a.IsTransactional() {
-		attrs += ", transactional"
-	}
-	if a.IsControl() {
-		attrs += ", control"
-	}
-	if a.HasDeleteHorizon() {
-		attrs += ", delete horizon"
-	}
-	l.field("attributes", record.AttributesOffset, 2, attrs, -1)
-	l.field("lastOffsetDelta", record.LastOffsetDeltaOffset, 4, i32(h.LastOffsetDelta)+" (last offset "+i64(h.LastOffset())+")", -1)
-	l.field("baseTimestamp", record.BaseTimestampOffset, 8, i64(h.BaseTimestamp), -1)
-	l.field("maxTimestamp", record.MaxTimestampOffset, 8, i64(h.MaxTimestamp), -1)
-	l.field("producerId", record.ProducerIDOffset, 8, i64(h.ProducerID), -1)
-	l.field("producerEpoch", record.ProducerEpochOffset, 2, strconv.Itoa(int(h.ProducerEpoch)), -1)
-	l.field("baseSequence", record.BaseSequenceOffset, 4, i32(h.BaseSequence), -1)
-	l.field("recordsCount", record.RecordsCountOffset, 4, i32(h.RecordCount), -1)
-	end := min(len(raw), h.Size())
-	if end <= record.RecordsOffset {
-		return
-	}
-	if c := a.Codec(); c != compress.None {
-		l.field(fmt.Sprintf("records (%s-compressed)", c), record.RecordsOffset, end-record.RecordsOffset,
-			fmt.Sprintf("%d bytes of %s data holding %d records", end-record.RecordsOffset, c, h.RecordCount), -1)
-		return
-	}
-	l.records(record.RecordsOffset, end, int(h.RecordCount), a.IsControl())
-}
-
-// records lays out the uncompressed records in raw[at:end].
-func (l *layouter) records(at, end int, count int, control bool) {
-	raw := l.raw[:end]
-	for i := 0; at < end; i++ {
-		p := fmt.Sprintf("record[%d].", i)
-		length, n := format.Varint(raw[at:])
-		if n <= 0 || length < 0 {
-			l.out.Error = fmt.Sprintf("record %d: bad length varint at position %d", i, l.pos+int64(at))
-			l.out.Truncated = true
-			return
-		}
-		if !l.field(p+"length", at, n, strconv.Itoa(int(length)), i) {
-			return
-		}
-		recEnd := at + n + int(length)
-		if recEnd > end {
-			l.out.Error = fmt.Sprintf("record %d: its length %d runs past the batch", i, length)
-			l.out.Truncated = true
-			return
-		}
-		cur := at + n
-		rec := raw[:recEnd]
-		ok := l.field(p+"attributes", cur, 1, strconv.Itoa(int(int8(rec[cur]))), i)
-		cur++
-		tsd, n := format.Varlong(rec[cur:])
-		ok = ok && n > 0 && l.field(p+"timestampDelta", cur, n, strconv.FormatInt(tsd, 10), i)
-		cur += max(n, 0)
-		od, n := format.Varint(rec[cur:])
-		ok = ok && n > 0 && l.field(p+"offsetDelta", cur, n, strconv.Itoa(int(od)), i)
-		cur += max(n, 0)
-		if !ok {
-			l.out.Truncated = true
-			return
-		}
-		var key []byte
-		for _, part := range []string{"key", "value"} {
-			vl, n := format.Varint(rec[cur:])
-			if n <= 0 || !l.field(p+part+"Length", cur, n, strconv.Itoa(int(vl)), i) {
-				l.out.Truncated = true
-				return
-			}
-			cur += n
-			if vl < 0 {
-				continue
-			}
-			if cur+int(vl) > recEnd {
-				l.out.Truncated = true
-				return
-			}
-			b := rec[cur : cur+int(vl)]
-			if part == "key" {
-				key = b
-			}
-			val := preview(b)
-			if control {
-				val = controlPreview(part, key, b)
-			}
-			if vl > 0 && !l.field(p+part, cur, int(vl), val, i) {
-				return
-			}
-			cur += int(vl)
-		}
-		hc, n := format.Varint(rec[cur:])
-		if n <= 0 || !l.field(p+"headerCount", cur, n, strconv.Itoa(int(hc)), i) {
-			l.out.Truncated = true
-			return
-		}
-		cur += n
-		for j := 0; j < int(hc) && cur < recEnd; j++ {
-			hp := fmt.Sprintf("%sheaders[%d].", p, j)
-			for _, part := range []string{"keyLength", "valueLength"} {
-				vl, n := format.Varint(rec[cur:])
-				if n <= 0 || !l.field(hp+part, cur, n, strconv.Itoa(int(vl)), i) {
-					l.out.Truncated = true
-					return
-				}
-				cur += n
-				if vl > 0 {
-					if cur+int(vl) > recEnd {
-						l.out.Truncated = true
-						return
-					}
-					name := hp + "key"
-					if part == "valueLength" {
-						name = hp + "value"
-					}
-					if !l.field(name, cur, int(vl), preview(rec[cur:cur+int(vl)]), i) {
-						return
-					}
-					cur += int(vl)
-				}
-			}
-		}
-		at = recEnd
-	}
-}
-
-func (l *layouter) legacy() {
-	raw := l.raw
-	m := int8(raw[record.MagicOffset])
-	l.field("offset", 0, 8, strconv.FormatInt(format.Int64(raw), 10), -1)
-	l.field("size", 8, 4, strconv.Itoa(int(format.Int32(raw[8:]))), -1)
-	crc := format.Uint32(raw[12:])
-	crcOK := len(raw) == record.LogOverhead+int(format.Int32(raw[8:])) && format.CRC32IEEE(raw[16:]) == crc
-	text := strconv.FormatUint(uint64(crc), 10)
-	if crcOK {
-		text += " (valid)"
-	} else {
-		text += " (mismatch)"
-	}
-	l.field("crc", 12, 4, text, -1)
-	if !crcOK {
-		l.bad()
-	}
-	l.field("magic", 16, 1, strconv.Itoa(int(m)), -1)
-	if len(raw) < 18 {
-		l.out.Truncated = true
-		return
-	}
-	attrs := int8(raw[17])
-	codec := compress.Codec(attrs & 0x07)
-	l.field("attributes", 17, 1, fmt.Sprintf("0x%02x: codec %s", uint8(attrs), codec), -1)
-	at := 18
-	if m == record.MagicV1 {
-		if !l.field("timestamp", at, 8, strconv.FormatInt(format.Int64(raw[at:]), 10), -1) {
-			return
-		}
-		at += 8
-	}
-	for _, part := range []string{"key", "value"} {
-		if at+4 > len(raw) {
-			l.out.Truncated = true
-			return
-		}
-		vl := int(format.Int32(raw[at:]))
-		l.field(part+"Length", at, 4, strconv.Itoa(vl), -1)
-		at += 4
-		if vl <= 0 {
-			continue
-		}
-		if at+vl > len(raw) {
-			l.out.Truncated = true
-			return
-		}
-		val := preview(raw[at : at+vl])
-		if part == "value" && codec != compress.None {
-			val = fmt.Sprintf("%d bytes of %s data: the wrapped messages", vl, codec)
-		}
-		l.field(part, at, vl, val, -1)
-		at += vl
-	}
-}
-
-// preview shows the start of b as text when it is printable UTF-8, else
-// as hex.
-func preview(b []byte) string {
-	const max = 80
-	cut := b
-	if len(cut) > max {
-		cut = cut[:max]
-	}
-	suffix := ""
-	if len(b) > max {
-		suffix = fmt.Sprintf("… (%d bytes)", len(b))
-	}
-	if utf8.Valid(cut) && printable(cut) {
-		return strconv.Quote(string(cut)) + suffix
-	}
-	return fmt.Sprintf("0x%x", cut) + suffix
-}
-
-func controlPreview(part string, key, b []byte) string {
-	if part == "key" {
-		if t, err := record.ParseControlKey(b); err == nil {
-			return "control key: " + t.String()
-		}
-		return preview(b)
-	}
-	if m, err := record.ParseEndTxnMarker(key, b); err == nil {
-		return fmt.Sprintf("end-transaction marker: %s, coordinator epoch %d", m.Type, m.CoordinatorEpoch)
-	}
-	return preview(b)
-}
-
-func printable(b []byte) bool {
-	for _, r := range string(b) {
-		if r < 0x20 && r != '\t' || r == 0x7f || r == utf8.RuneError {
-			return false
-		}
-	}
-	return true
 }

@@ -1,15 +1,17 @@
-package index
+package indexfile
 
-// warmSectionBytes is the size of the "warm" tail of an index that Kafka
-// searches first (AbstractIndex.warmEntries: 8192 / entrySize), so that the
-// lookups of in-sync followers and consumers touch only the last pages.
-const warmSectionBytes = 8192
+// WarmSectionBytes is the size of the "warm" tail of an index that Kafka
+// searches first (AbstractIndex.warmEntries: 8192 / entrySize), so that
+// the lookups of in-sync followers and consumers touch only the last pages.
+// The inlined searches of OffsetIndex.Lookup and TimeIndex.Lookup use it
+// too.
+const WarmSectionBytes = 8192
 
 // LargestLowerBound returns the slot of the largest entry whose key is at
 // most target among n entries of entrySize bytes, or -1 if there is none,
 // with Kafka's search (AbstractIndex.indexSlotRangeFor): a binary search of
-// the warm section (the last 8192 bytes of entries) when the target falls
-// in it, else of the rest. key(i) returns the key of entry i.
+// the warm section (the last WarmSectionBytes of entries) when the target
+// falls in it, else of the rest. key(i) returns the key of entry i.
 //
 // On keys that increase, the answer is the usual one. On keys that do not
 // (a damaged or zero-padded file) it is the slot Kafka's broker would pick:
@@ -30,7 +32,7 @@ func searchSlot(n, entrySize int, target int64, key func(i int) int64, upper boo
 	if n == 0 {
 		return -1
 	}
-	firstHot := max(0, n-1-warmSectionBytes/entrySize)
+	firstHot := max(0, n-1-WarmSectionBytes/entrySize)
 	lo, hi := 0, firstHot
 	if key(firstHot) < target {
 		lo, hi = firstHot, n-1

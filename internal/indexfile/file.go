@@ -1,4 +1,4 @@
-package index
+package indexfile
 
 import (
 	"errors"
@@ -11,34 +11,20 @@ import (
 	"github.com/segkit/segkit/vfs"
 )
 
-// EntryFile is the storage under both kinds of index: a file of fixed-size
+// File is the storage under both kinds of index: a file of fixed-size
 // entries, preallocated like Kafka's AbstractIndex, whose entries are kept
-// in memory. OffsetIndex uses it with 8-byte entries and
-// timeindex.TimeIndex with 12-byte ones; most code wants those types, which
-// add the meaning of the entries and Kafka's append rules.
-//
-// Kafka maps the file into memory and writes entries into the mapping. An
-// EntryFile reads the file once, at open, keeping only the bytes up to the
-// last non-zero one (a 10 MiB preallocated index whose entries fill 8 KiB
-// costs 8 KiB, not 10 MiB), and writes each appended entry with one
-// WriteAt at its slot. Reads never touch the file again.
-//
-// # Concurrency
-//
-// One goroutine may mutate an EntryFile (Append, TruncateEntries,
-// DiscardPadding, Resize, Flush, Close, Rename, Delete) while any number of
-// others read it (View, Entries, MaxEntries, Length, Padding, Path,
-// Writable): readers see a consistent snapshot, published atomically after
-// each change, and are never blocked. Mutating calls must not run
-// concurrently with each other.
-type EntryFile struct {
+// in memory. index.OffsetIndex uses it with 8-byte entries and
+// timeindex.TimeIndex with 12-byte ones, adding the meaning of the entries
+// and Kafka's append rules. See the package documentation for the storage
+// and the concurrency contract.
+type File struct {
 	fsys         vfs.FS
 	f            vfs.File // nil after Close or Delete
 	entrySize    int
 	maxIndexSize int
 	writable     bool
 	path         atomic.Pointer[string]
-	v            atomic.Pointer[view]
+	v            atomic.Pointer[View]
 	// persisted is the length of the prefix of the entries already
 	// written to the file. Appends are written behind, in one write, when
 	// the index is flushed, trimmed, resized, truncated or closed: an
@@ -48,11 +34,15 @@ type EntryFile struct {
 	persisted int
 }
 
-// view is one published state. Bytes of data that a published view covers
-// are never written again: an append writes past them, and anything that
-// removes entries copies the survivors to a new array first. That is what
-// lets readers go without locks.
-type view struct {
+// View is a snapshot of a File's entries: one published state. It stays
+// valid, and unchanged, however the File changes later; File.View returns
+// it without allocating or copying, and it must not be modified.
+//
+// Bytes of data that a published View covers are never written again: an
+// append writes past them, and anything that removes entries copies the
+// survivors to a new array first. That is what lets readers go without
+// locks.
+type View struct {
 	// data holds the bytes of entries [0, len(data)/entrySize). Entries in
 	// [len(data)/entrySize, entries) are known to be zero on disk and are
 	// not kept (the zero tail of an untrimmed index).
@@ -60,76 +50,71 @@ type view struct {
 	entries    int
 	maxEntries int
 	length     int64 // file length
+	// The rest packs into one word, so that the View each append publishes
+	// fits a 64-byte allocation.
+	entrySize int32
 	// tail is the number of bytes after the last whole entry slot
-	// (length % entrySize); tailZero says whether they are all zero.
-	tail     int
+	// (length % entrySize, below 16); tailZero says whether they are all
+	// zero.
+	tail     int16
 	tailZero bool
 }
 
-// View is a snapshot of an EntryFile's entries. It stays valid, and
-// unchanged, however the EntryFile changes later.
-type View struct {
-	data       []byte
-	entrySize  int
-	Entries    int   // entries Kafka would trust: floor(length/entrySize) at open, then as appended and truncated
-	MaxEntries int   // floor(Length/entrySize)
-	Length     int64 // file length in bytes
-}
+// Entries returns the number of entries Kafka would trust:
+// floor(length/entrySize) at open, then as appended and truncated.
+func (v *View) Entries() int { return v.entries }
+
+// MaxEntries returns how many entries the file has room for:
+// floor(Length/entrySize).
+func (v *View) MaxEntries() int { return v.maxEntries }
+
+// Length returns the file's length in bytes.
+func (v *View) Length() int64 { return v.length }
 
 var zeroEntry [16]byte
 
 // Entry returns the bytes of entry i, which must be in [0, Entries). They
 // alias the snapshot; do not modify them.
-func (v View) Entry(i int) []byte {
-	if uint(i) >= uint(v.Entries) {
+func (v *View) Entry(i int) []byte {
+	if uint(i) >= uint(v.entries) {
 		panic("index: entry index out of range")
 	}
-	if off := i * v.entrySize; off < len(v.data) {
-		return v.data[off : off+v.entrySize : off+v.entrySize]
+	es := int(v.entrySize)
+	if off := i * es; off < len(v.data) {
+		return v.data[off : off+es : off+es]
 	}
-	return zeroEntry[:v.entrySize:v.entrySize]
+	return zeroEntry[:es:es]
 }
 
 // Data returns the bytes of the entries held in memory: a prefix of
 // [0, Entries*entrySize) that ends at the last non-zero entry read or
 // written (the rest is zero). It aliases the snapshot.
-func (v View) Data() []byte { return v.data }
+func (v *View) Data() []byte { return v.data }
 
-// Padding describes the zero bytes at the end of an index file that Kafka
-// trusts as entries: the tail an index leaves when the broker stops before
-// trimming it (a crash, or the active segment's preallocated index copied
-// while the broker ran). Kafka reads such a file as floor(length/entrySize)
-// entries, the zero ones included, which is the root of KAFKA-10207,
-// KAFKA-12734 and KAFKA-19200.
+// Padding describes the zero entries at the end of those Kafka trusts,
+// which an untrimmed index file leaves. It has the fields of index.Padding,
+// which documents them and to which both indexes convert it; a change here
+// that is not made there fails to compile.
 type Padding struct {
-	// Entries is the number of entries Kafka trusts (View.Entries).
-	Entries int
-	// ValidEntries is the number of entries before the trailing run of
-	// all-zero entries. Kafka never writes an all-zero offset-index entry;
-	// a time index's first entry may legitimately be all zero (timestamp 0
-	// at the base offset), and a file holding only that entry is reported
-	// as padding.
-	ValidEntries int
-	// ZeroBytes is the length of that zero run, plus a partial trailing
-	// entry if it is zero too.
-	ZeroBytes int64
-	// Untrimmed reports ValidEntries < Entries: Kafka would read
-	// Entries-ValidEntries zero entries as real ones.
-	Untrimmed bool
+	Entries      int   // entries Kafka trusts (View.Entries)
+	ValidEntries int   // entries before the trailing run of all-zero entries
+	ZeroBytes    int64 // that run's length, plus a zero partial trailing entry
+	Untrimmed    bool  // ValidEntries < Entries
 }
 
-// OpenEntryFile opens (or, if writable, creates) the index file at path of
-// fsys with entries of entrySize bytes.
+// Open opens (or, if writable, creates) the index file at path of fsys
+// with entries of entrySize bytes (at most 16).
 //
 // Existing files are read whole, as Kafka maps them: floor(length/entrySize)
 // entries are trusted (Padding reports zero ones), and keep their length: a
 // rolled segment's trimmed index stays trimmed (the engine resizes the
 // active segment's indexes to segment.index.bytes when it loads the log,
 // as Kafka does). A file this call creates is preallocated to
-// roundDown(maxIndexSize, entrySize) with zeros. maxIndexSize must hold at least one entry when writable, and is
-// ignored otherwise. A read-only open never modifies the file, and a missing
-// file is an error matching fs.ErrNotExist.
-func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writable bool) (*EntryFile, error) {
+// roundDown(maxIndexSize, entrySize) with zeros. maxIndexSize must hold
+// at least one entry when writable (ErrInvalidSize), and is ignored
+// otherwise. A read-only open never modifies the file, and a missing file
+// is an error matching fs.ErrNotExist.
+func Open(fsys vfs.FS, path string, entrySize, maxIndexSize int, writable bool) (*File, error) {
 	if entrySize <= 0 || entrySize > len(zeroEntry) {
 		return nil, opError(path, ErrInvalidSize, "entry size %d", entrySize)
 	}
@@ -152,7 +137,7 @@ func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writab
 	if err != nil {
 		return nil, err
 	}
-	x := &EntryFile{fsys: fsys, f: f, entrySize: entrySize, maxIndexSize: maxIndexSize, writable: writable}
+	x := &File{fsys: fsys, f: f, entrySize: entrySize, maxIndexSize: maxIndexSize, writable: writable}
 	x.path.Store(&path)
 	if err := x.load(created); err != nil {
 		f.Close()
@@ -163,7 +148,7 @@ func OpenEntryFile(fsys vfs.FS, path string, entrySize, maxIndexSize int, writab
 
 // load reads the file and publishes the first view; if writable, it
 // preallocates.
-func (x *EntryFile) load(created bool) error {
+func (x *File) load(created bool) error {
 	st, err := x.f.Stat()
 	if err != nil {
 		return err
@@ -174,7 +159,7 @@ func (x *EntryFile) load(created bool) error {
 		return err
 	}
 	es := int64(x.entrySize)
-	v := &view{data: data, entries: int(length / es), length: length, tail: int(length % es), tailZero: !nonZeroTail}
+	v := &View{data: data, entrySize: int32(x.entrySize), entries: int(length / es), length: length, tail: int16(length % es), tailZero: !nonZeroTail}
 	if want := roundDown(int64(x.maxIndexSize), es); created && want > length {
 		if err := x.f.Truncate(want); err != nil {
 			return err
@@ -187,8 +172,9 @@ func (x *EntryFile) load(created bool) error {
 	return nil
 }
 
-// readChunk is how much of an index file is read at a time.
-const readChunk = 64 << 10
+// ReadChunk is how much of an index file is read at a time: the offset and
+// time indexes' here, and the transaction index's (package index).
+const ReadChunk = 64 << 10
 
 // readNonZeroPrefix reads the file and returns its whole entry slots up to
 // the last one holding a non-zero byte, and whether the bytes after the
@@ -196,7 +182,7 @@ const readChunk = 64 << 10
 // into memory, unless data follows them.
 func readNonZeroPrefix(r io.ReaderAt, length int64, entrySize int) (data []byte, nonZeroTail bool, err error) {
 	whole := length - length%int64(entrySize)
-	buf := make([]byte, min(length, readChunk))
+	buf := make([]byte, min(length, ReadChunk))
 	var pending int64 // zero bytes read since the last byte kept
 	for off := int64(0); off < length; {
 		b := buf[:min(int64(len(buf)), length-off)]
@@ -255,35 +241,26 @@ func lastNonZero(b []byte) int {
 
 func roundDown(n, factor int64) int64 { return factor * (n / factor) }
 
-// View returns a snapshot of the entries. It does not allocate.
-func (x *EntryFile) View() View {
-	v := x.v.Load()
-	return View{data: v.data, entrySize: x.entrySize, Entries: v.entries, MaxEntries: v.maxEntries, Length: v.length}
-}
-
-// EntrySize returns the size of an entry.
-func (x *EntryFile) EntrySize() int { return x.entrySize }
+// View returns the current snapshot of the entries. It does not allocate.
+func (x *File) View() *View { return x.v.Load() }
 
 // Entries returns the number of entries.
-func (x *EntryFile) Entries() int { return x.v.Load().entries }
+func (x *File) Entries() int { return x.v.Load().entries }
 
 // MaxEntries returns how many entries the file has room for.
-func (x *EntryFile) MaxEntries() int { return x.v.Load().maxEntries }
+func (x *File) MaxEntries() int { return x.v.Load().maxEntries }
 
 // Length returns the file's length in bytes.
-func (x *EntryFile) Length() int64 { return x.v.Load().length }
-
-// MaxIndexSize returns the maxIndexSize the file was opened with.
-func (x *EntryFile) MaxIndexSize() int { return x.maxIndexSize }
+func (x *File) Length() int64 { return x.v.Load().length }
 
 // Writable reports whether the file was opened for writing.
-func (x *EntryFile) Writable() bool { return x.writable }
+func (x *File) Writable() bool { return x.writable }
 
 // Path returns the file's current name.
-func (x *EntryFile) Path() string { return *x.path.Load() }
+func (x *File) Path() string { return *x.path.Load() }
 
 // Padding reports the zero entries at the end of the trusted ones.
-func (x *EntryFile) Padding() Padding {
+func (x *File) Padding() Padding {
 	v := x.v.Load()
 	valid := min(v.entries, len(v.data)/x.entrySize)
 	for valid > 0 && lastNonZero(v.data[(valid-1)*x.entrySize:valid*x.entrySize]) < 0 {
@@ -298,10 +275,13 @@ func (x *EntryFile) Padding() Padding {
 }
 
 // Closed reports whether Close or Delete was called.
-func (x *EntryFile) Closed() bool { return x.f == nil }
+func (x *File) Closed() bool { return x.f == nil }
 
-// check returns the error for a mutating call on a read-only or closed file.
-func (x *EntryFile) check() error {
+// Check returns the error for a mutating call on a read-only file
+// (ErrReadOnly) or a closed one (ErrClosed), or nil. The mutating methods
+// call it first; an index calls it before its own checks, so that those
+// errors come first.
+func (x *File) Check() error {
 	if !x.writable {
 		return opError(x.Path(), ErrReadOnly, "opened read-only")
 	}
@@ -316,11 +296,11 @@ func (x *EntryFile) check() error {
 // Resize, TruncateEntries or Close (see writePending). It fails with
 // ErrIndexFull when the file has no room left (it never writes past its
 // length).
-func (x *EntryFile) Append(e []byte) error {
+func (x *File) Append(e []byte) error {
 	if len(e) != x.entrySize {
 		panic("index: Append of a wrongly sized entry")
 	}
-	if err := x.check(); err != nil {
+	if err := x.Check(); err != nil {
 		return err
 	}
 	v := x.v.Load()
@@ -344,7 +324,7 @@ func (x *EntryFile) Append(e []byte) error {
 // write. A failed write leaves them pending (they are still served from
 // memory), and may have left part of them in the free slots, as a torn
 // write to Kafka's mapping would.
-func (x *EntryFile) writePending() error {
+func (x *File) writePending() error {
 	v := x.v.Load()
 	end := min(v.entries*x.entrySize, len(v.data))
 	if x.persisted >= end {
@@ -362,8 +342,8 @@ func (x *EntryFile) writePending() error {
 // shows them as padding rather than as stale entries (Kafka leaves them).
 // The file keeps its length. An I/O error while zeroing is returned, but
 // the truncation has taken effect.
-func (x *EntryFile) TruncateEntries(n int) error {
-	if err := x.check(); err != nil {
+func (x *File) TruncateEntries(n int) error {
+	if err := x.Check(); err != nil {
 		return err
 	}
 	v := x.v.Load()
@@ -397,7 +377,7 @@ func (x *EntryFile) TruncateEntries(n int) error {
 }
 
 // zero writes zeros over [from, to) of the file.
-func (x *EntryFile) zero(from, to int64) error {
+func (x *File) zero(from, to int64) error {
 	var z [4096]byte
 	for from < to {
 		n := min(to-from, int64(len(z)))
@@ -414,7 +394,7 @@ func (x *EntryFile) zero(from, to int64) error {
 // broker stopped: Entries becomes Padding().ValidEntries and the zero slots
 // become free space. The file is not changed (its bytes there are zero).
 // It reports whether there was padding to drop.
-func (x *EntryFile) DiscardPadding() (bool, error) {
+func (x *File) DiscardPadding() (bool, error) {
 	// The file is not touched: a read-only index may drop its padding too.
 	if x.f == nil {
 		return false, opError(x.Path(), ErrClosed, "closed")
@@ -438,8 +418,8 @@ func (x *EntryFile) DiscardPadding() (bool, error) {
 // Kafka's AbstractIndex.resize does, and reports whether it changed. A size
 // below Entries*entrySize fails with ErrInvalidSize (Kafka fails too, with
 // an IllegalArgumentException from the mapping).
-func (x *EntryFile) Resize(newSize int) (bool, error) {
-	if err := x.check(); err != nil {
+func (x *File) Resize(newSize int) (bool, error) {
+	if err := x.Check(); err != nil {
 		return false, err
 	}
 	es := int64(x.entrySize)
@@ -465,17 +445,27 @@ func (x *EntryFile) Resize(newSize int) (bool, error) {
 
 // TrimToValidSize resizes the file to its entries (Kafka's
 // trimToValidSize, done when a segment is rolled or closed).
-func (x *EntryFile) TrimToValidSize() error {
+func (x *File) TrimToValidSize() error {
 	_, err := x.Resize(x.Entries() * x.entrySize)
 	return err
 }
 
+// Reset removes every entry and resizes the file back to its maximum size
+// (Kafka's AbstractIndex.reset, the first step of segment recovery).
+func (x *File) Reset() error {
+	if err := x.TruncateEntries(0); err != nil {
+		return err
+	}
+	_, err := x.Resize(x.maxIndexSize)
+	return err
+}
+
 // Flush makes the file durable (Sync). It does nothing on a read-only file.
-func (x *EntryFile) Flush() error {
+func (x *File) Flush() error {
 	if !x.writable {
 		return nil
 	}
-	if err := x.check(); err != nil {
+	if err := x.Check(); err != nil {
 		return err
 	}
 	if err := x.writePending(); err != nil {
@@ -487,7 +477,7 @@ func (x *EntryFile) Flush() error {
 // Close closes the file. It does not trim it: a segment trims its indexes
 // (TrimToValidSize) when it rolls or closes, and keeps the active one's
 // preallocated. The entries stay readable in memory.
-func (x *EntryFile) Close() error {
+func (x *File) Close() error {
 	if x.f == nil {
 		return opError(x.Path(), ErrClosed, "closed")
 	}
@@ -503,8 +493,8 @@ func (x *EntryFile) Close() error {
 	return err
 }
 
-// Rename renames the file to newPath, and the EntryFile follows it.
-func (x *EntryFile) Rename(newPath string) error {
+// Rename renames the file to newPath, and the File follows it.
+func (x *File) Rename(newPath string) error {
 	if x.f == nil {
 		return opError(x.Path(), ErrClosed, "closed")
 	}
@@ -517,7 +507,7 @@ func (x *EntryFile) Rename(newPath string) error {
 
 // Delete closes and removes the file (Kafka's deleteIfExists): a file that
 // is already gone is not an error.
-func (x *EntryFile) Delete() error {
+func (x *File) Delete() error {
 	var cerr error
 	if x.f != nil {
 		cerr = x.f.Close()
