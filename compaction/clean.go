@@ -9,10 +9,10 @@ import (
 	"slices"
 
 	"github.com/segkit/segkit/index"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
@@ -49,17 +49,17 @@ func Plan(fsys vfs.FS, dir string, cfg config.Config, opt Options) (*Report, err
 // cleanable is left as it is (but a checkpoint reset to the log start
 // offset is written, as Kafka writes it), with a nil error.
 //
-// Clean takes the partition's lock (log.LockPartition) for its whole run
+// Clean takes the partition's lock (kafkalog.LockPartition) for its whole run
 // and opens the log for writing first, so that a torn tail is recovered
 // and leftovers of an interrupted clean are resolved before it reads
-// anything. It fails with a *log.LockError if a broker or another writer
+// anything. It fails with a *kafkalog.LockError if a broker or another writer
 // holds the log directory, with an error matching ErrNotCompacted if
-// cfg's cleanup.policy has no compact, with the *log.CorruptLogError of
-// log.Open if the log holds corruption only a repair may truncate (Kafka's
-// loader would truncate it; segkit's writers do not, see log.Options), and
+// cfg's cleanup.policy has no compact, with the *kafkalog.CorruptLogError of
+// kafkalog.Open if the log holds corruption only a repair may truncate (Kafka's
+// loader would truncate it; segkit's writers do not, see kafkalog.Options), and
 // with an fs.ErrNotExist error for a directory that does not exist.
 //
-// A crash at any point leaves a directory that log.Open (and Kafka's
+// A crash at any point leaves a directory that kafkalog.Open (and Kafka's
 // LogLoader) brings to either the old segments or the cleaned ones, group
 // by group; see the package documentation.
 func Clean(fsys vfs.FS, dir string, cfg config.Config, opt Options) (*Report, error) {

@@ -4,7 +4,7 @@
 // SkimpyOffsetMap and MemoryRecords.filterTo, so that a directory it
 // cleaned holds what Kafka's cleaner would have left, batch for batch.
 //
-//	cfg, _ := log.ParseConfig(map[string]string{"cleanup.policy": "compact"})
+//	cfg, _ := kafkalog.ParseConfig(map[string]string{"cleanup.policy": "compact"})
 //	plan, err := compaction.Plan(vfs.OS(), "/var/kafka-logs/users-0", cfg, compaction.Options{})
 //	fmt.Println(plan)                 // the range, the dirty ratio, what would go, until when
 //	if plan.Cleanable {
@@ -141,7 +141,7 @@
 //     file.delete.delay.ms later), with the producer snapshots at the
 //     base offsets of the sources not replaced.
 //
-// A crash leaves a directory that log.Open (or Kafka's LogLoader)
+// A crash leaves a directory that kafkalog.Open (or Kafka's LogLoader)
 // resolves: before step 1 completes, the .cleaned files are deleted and
 // the old segments stay; after it, the .swap segment replaces the files
 // in its range. The clean-shutdown marker of the log directory is removed
@@ -165,9 +165,9 @@
 //
 // # Concurrency
 //
-// Clean is a writer: it holds the partition's lock (log.LockPartition)
+// Clean is a writer: it holds the partition's lock (kafkalog.LockPartition)
 // from before it opens the log until it is done, so it fails with a
-// *log.LockError while a broker or another writer holds the log
+// *kafkalog.LockError while a broker or another writer holds the log
 // directory. Plan takes no lock and may run beside anything, reading
 // whatever state the files are in. Neither starts goroutines. An
 // OffsetMap is not safe for concurrent use.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/segkit/segkit/compaction"
 	"github.com/segkit/segkit/compress"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 )
 
 // segFacts is what the range and grouping rules read of a segment.

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/segkit/segkit/format"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/segkit/segkit/compress"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

@@ -4,7 +4,7 @@
 //
 // Every producer of findings uses it: the verification of a partition
 // directory (package inspect), of an index against its .log, the load of a
-// partition (log.LoadReport), the retention planner's timestamp warnings
+// partition (kafkalog.LoadReport), the retention planner's timestamp warnings
 // (package retention); and every consumer reads it: segviz's text and
 // JSON, and the web page.
 //

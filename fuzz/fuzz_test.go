@@ -48,7 +48,7 @@ func FuzzDumpJSON(f *testing.F) {
 // FuzzRecoverCorrupt damages a valid partition (generated, or real files
 // from a broker) with a recipe of byte flips, truncations, zeroed blocks,
 // garbage, deleted files and junk leftovers (RELIABILITY F1-F10), then
-// checks that inspect.Verify reports the damage, that log.Open recovers
+// checks that inspect.Verify reports the damage, that kafkalog.Open recovers
 // or fails with a typed error, that nothing but original records is ever
 // served, and that inspect.Salvage keeps at least what recovery keeps.
 func FuzzRecoverCorrupt(f *testing.F) {

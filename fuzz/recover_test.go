@@ -19,9 +19,9 @@ import (
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/inspect"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
@@ -708,7 +708,7 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 	}
 
 	// A writer's Open cuts only torn tails: on corruption it fails with a
-	// *log.CorruptLogError and leaves the damaged segment as it was.
+	// *kafkalog.CorruptLogError and leaves the damaged segment as it was.
 	try := copyMem(bad)
 	if l, err := kafkalog.Open(try, dir, cfg, kafkalog.Options{Clock: clk}); err == nil {
 		l.Close()
@@ -724,7 +724,7 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 			fail("%v: the refused open changed the file (%d bytes, were %d)", err, len(got), len(want))
 		}
 	} else if !typedError(err) {
-		fail("log.Open failed with an untyped error: %T %v", err, err)
+		fail("kafkalog.Open failed with an untyped error: %T %v", err, err)
 	}
 
 	// Open in recovery mode (TruncateCorrupt, as Kafka's LogLoader)
@@ -734,7 +734,7 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 	l, err := kafkalog.Open(disk, dir, cfg, kafkalog.Options{Clock: clk, TruncateCorrupt: true})
 	if err != nil {
 		if !typedError(err) {
-			fail("log.Open failed with an untyped error: %T %v", err, err)
+			fail("kafkalog.Open failed with an untyped error: %T %v", err, err)
 		}
 		return
 	}

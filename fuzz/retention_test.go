@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/retention"
 )

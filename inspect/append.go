@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/segkit/segkit/compress"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
@@ -355,7 +355,7 @@ type AppendOptions struct {
 	Codec compress.Codec
 	// BatchRecords is how many records go in one batch; 0 means 1.
 	BatchRecords int
-	// Config is the partition's configuration (log.ParseConfig with
+	// Config is the partition's configuration (kafkalog.ParseConfig with
 	// config.AllowSmallSegments for a segment.bytes below 1 MiB); nil means
 	// Kafka's defaults.
 	Config *kafkalog.Config
@@ -381,7 +381,7 @@ type AppendOptions struct {
 	OnRecord func(InputRecord)
 	// OnOpen, if set, is called once the log is open, before the first
 	// append, with what opening it found and did: a torn tail cut,
-	// leftover files removed (log.LoadReport).
+	// leftover files removed (kafkalog.LoadReport).
 	OnOpen func(kafkalog.LoadReport)
 }
 
@@ -413,9 +413,9 @@ type AppendSummary struct {
 // against message.timestamp.before/after.max.ms — and an *InputError names
 // the lines of the batches that would be refused before anything is
 // written. dir must be a partition directory (CheckPartitionDir). Opening
-// the log locks it (a *log.LockError if a broker or another writer holds
+// the log locks it (a *kafkalog.LockError if a broker or another writer holds
 // its log directory) and cuts only a torn tail: corruption fails it with a
-// *log.CorruptLogError, before anything is written. An error after that
+// *kafkalog.CorruptLogError, before anything is written. An error after that
 // is the log's (I/O): the batches before it were appended, and the results
 // say which (OnBatch, which says which are durable, is called only for
 // those a flush made durable).

@@ -17,8 +17,8 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/inspect"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
@@ -486,7 +486,7 @@ func TestAppendFromEmptyInput(t *testing.T) {
 	_, err = inspect.AppendFrom(m, "/logs/a-0", strings.NewReader(""), inspect.AppendOptions{Clock: &clock{t: t0}})
 	var le *kafkalog.LockError
 	if !errors.As(err, &le) {
-		t.Errorf("appending to a locked partition: %v, want a *log.LockError", err)
+		t.Errorf("appending to a locked partition: %v, want a *kafkalog.LockError", err)
 	}
 }
 

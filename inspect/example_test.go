@@ -7,7 +7,7 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/inspect"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

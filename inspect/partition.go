@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )

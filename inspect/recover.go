@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/index"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
@@ -54,7 +54,7 @@ type RecoverReport struct {
 	// Renamed lists .swap files completed into place.
 	Renamed []string `json:"renamed"`
 	// Replaced lists the files of the segments a completed .swap took the
-	// place of (log.LoadReport.Replaced): the end of an interrupted
+	// place of (kafkalog.LoadReport.Replaced): the end of an interrupted
 	// compaction, not a truncation, and not counted in Changed.
 	Replaced []string `json:"replaced"`
 	// Problems lists what the engine could not trust but loaded anyway
@@ -116,12 +116,12 @@ type scannedEntry struct {
 	records     int64
 }
 
-// Recover runs the log engine's recovery (log.Open, as a broker loads a
+// Recover runs the log engine's recovery (kafkalog.Open, as a broker loads a
 // log after an unclean shutdown) on every segment of the partition
 // directory dir of fsys, in place, and reports what it truncated and
 // deleted, and why.
 //
-// Recovery covers every segment (log.Options.ForceRecovery), whatever the
+// Recovery covers every segment (kafkalog.Options.ForceRecovery), whatever the
 // clean-shutdown marker and the recovery point say. The engine removes the
 // log directory's marker, if any, before it writes, and puts it back when
 // the log is closed cleanly.
@@ -138,9 +138,9 @@ type scannedEntry struct {
 // error matching vfs.ErrNotRegular.
 //
 // dir must be a partition directory (CheckPartitionDir); Recover holds its
-// lock (log.LockPartition) throughout, and fails with a *log.LockError if a
+// lock (kafkalog.LockPartition) throughout, and fails with a *kafkalog.LockError if a
 // broker or another writer holds the log directory. Unlike a writer's
-// Open, it truncates corruption (log.Options.TruncateCorrupt): that is the
+// Open, it truncates corruption (kafkalog.Options.TruncateCorrupt): that is the
 // repair.
 func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error) {
 	dir = path.Clean(dir)

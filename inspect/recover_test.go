@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/inspect"
-	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/vfs"
 )
 

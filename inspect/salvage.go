@@ -8,8 +8,8 @@ import (
 	"path"
 	"sort"
 
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"

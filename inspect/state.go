@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/segkit/segkit/format"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/vfs"
 )
 

@@ -1,4 +1,4 @@
-package log
+package kafkalog
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"

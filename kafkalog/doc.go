@@ -7,13 +7,13 @@
 // the recovery-point and log-start-offset checkpoints of all its
 // partitions and the clean-shutdown marker.
 //
-//	l, err := log.Open(vfs.OS(), "/var/kafka-logs/orders-0", log.DefaultConfig(), log.Options{})
+//	l, err := kafkalog.Open(vfs.OS(), "/var/kafka-logs/orders-0", kafkalog.DefaultConfig(), kafkalog.Options{})
 //	...
 //	var w record.Builder
 //	spec := record.NewBatchSpec(0, compress.Zstd)
 //	batch, _ := w.AppendBatch(nil, &spec, recs)
 //	res, err := l.Append(batch, 0)          // offsets assigned here
-//	rr, err := l.Read(res.FirstOffset, 1<<20, nil, log.ReadOptions{})
+//	rr, err := l.Read(res.FirstOffset, 1<<20, nil, kafkalog.ReadOptions{})
 //	err = l.Close()                          // trims, checkpoints, marker
 //
 // # Loading and recovery
@@ -48,4 +48,4 @@
 // The package is named log, like the standard library's logger, because
 // that is Kafka's name for it; import it under another name (kafkalog) in
 // code that also logs.
-package log
+package kafkalog

@@ -1,4 +1,4 @@
-package log
+package kafkalog
 
 // Abandon simulates the death of the process that has l open: the log
 // directory's lock goes, as the kernel releases a dead process's locks,

@@ -1,4 +1,4 @@
-package log
+package kafkalog
 
 import (
 	"errors"
@@ -9,16 +9,16 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
 
 // Config is a topic's log configuration, with Kafka's property names and
-// defaults; see package log/config.
+// defaults; see package kafkalog/config.
 type Config = config.Config
 
 // ParseConfig builds a Config from Kafka property names and values

@@ -1,4 +1,4 @@
-package log_test
+package kafkalog_test
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/internal/realdata"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

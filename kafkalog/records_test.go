@@ -1,11 +1,11 @@
-package log_test
+package kafkalog_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/segkit/segkit/compress"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

@@ -1,4 +1,4 @@
-package log_test
+package kafkalog_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

@@ -1,4 +1,4 @@
-package log
+package kafkalog
 
 import (
 	"errors"
@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )

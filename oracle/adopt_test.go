@@ -23,8 +23,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/segkit/segkit/compress"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/oracle"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
@@ -373,7 +373,7 @@ func (w *libWriter) marker(pid int64, epoch int16, typ record.ControlType) {
 
 // writeWithLibrary writes rounds of interleaved transactions of two
 // producers (committed and aborted, across segment rolls), plain and
-// idempotent batches, through package log's leader append path.
+// idempotent batches, through package kafkalog's leader append path.
 func writeWithLibrary(t *testing.T, p *adoptPartition, rounds int) {
 	t.Helper()
 	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{config.SegmentBytes: strconv.Itoa(adoptSegmentBytes)})

@@ -33,8 +33,8 @@ import (
 
 	"github.com/segkit/segkit/compaction"
 	"github.com/segkit/segkit/compress"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/oracle"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/oracle"
 	"github.com/segkit/segkit/vfs"
 )
 
 // TestRunningBrokerIsRefused starts a real Kafka broker and points segkit's
 // writers at its log directory: `segviz append` must fail with exit 3
-// before writing a byte, and a writable log.Open must return a LockError,
+// before writing a byte, and a writable kafkalog.Open must return a LockError,
 // because the broker holds <log dir>/.lock (Kafka's LogManager locks it
 // with FileChannel.tryLock, a POSIX record lock). A read-only open still
 // works. After the broker stops, the same append goes through.
@@ -77,9 +77,9 @@ func TestRunningBrokerIsRefused(t *testing.T) {
 	cfg := kafkalog.DefaultConfig()
 	if l, err := kafkalog.Open(vfs.OS(), part, cfg, kafkalog.Options{}); err == nil {
 		l.Close()
-		t.Fatal("a writable log.Open in a running broker's log directory succeeded")
+		t.Fatal("a writable kafkalog.Open in a running broker's log directory succeeded")
 	} else if le := (*kafkalog.LockError)(nil); !errors.As(err, &le) {
-		t.Fatalf("writable open: %v, want a *log.LockError", err)
+		t.Fatalf("writable open: %v, want a *kafkalog.LockError", err)
 	}
 	if after := treeListing(t, logDir); after != before {
 		t.Fatalf("the refused writers changed the broker's log directory:\nbefore %s\nafter  %s", before, after)
@@ -99,7 +99,7 @@ func TestRunningBrokerIsRefused(t *testing.T) {
 	if code, msg := append1(); code != 0 {
 		t.Fatalf("append after the broker stopped: exit %d, %s", code, msg)
 	}
-	t.Logf("a running broker's log directory refused segviz append (exit 3) and a writable log.Open; accepted after the broker stopped")
+	t.Logf("a running broker's log directory refused segviz append (exit 3) and a writable kafkalog.Open; accepted after the broker stopped")
 }
 
 // treeListing names the entries of dir, for before/after comparisons (the

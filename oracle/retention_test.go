@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/oracle"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"

@@ -17,7 +17,7 @@ import (
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/internal/realdata"
-	"github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
@@ -25,7 +25,7 @@ import (
 // printPartition is the README's "Using the library" example, verbatim:
 // TestREADMEExampleInSync fails when the two differ.
 func printPartition(dir string) error {
-	l, err := log.Open(vfs.OS(), dir, log.DefaultConfig(), log.Options{ReadOnly: true})
+	l, err := kafkalog.Open(vfs.OS(), dir, kafkalog.DefaultConfig(), kafkalog.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func head(s []int64) []int64 { return s[:min(len(s), 5)] }
 // offsets, counting entries by magic.
 func scanPartition(t *testing.T, dir string, magics map[int8]int) (offsets []int64, start, end int64) {
 	t.Helper()
-	l, err := log.Open(vfs.OS(), dir, log.DefaultConfig(), log.Options{ReadOnly: true})
+	l, err := kafkalog.Open(vfs.OS(), dir, kafkalog.DefaultConfig(), kafkalog.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

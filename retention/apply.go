@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 )
 
 // ErrStalePlan is returned by Apply for a plan that no longer matches the

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/segment"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 )
 

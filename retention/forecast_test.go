@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/internal/realdata"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/vfs"
 )

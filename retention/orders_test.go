@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/vfs"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 )
 

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 )
 
 // Policy holds the settings retention follows, with Kafka's names. Durations

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 )
 
@@ -47,7 +47,7 @@ func (c simCase) config(t testing.TB, engine bool) retention.SimConfig {
 }
 
 // TestSimulateModelMatchesEngine runs each case through the model and
-// through the real engine (log.Log on vfs.Mem, the Cleaner) and compares
+// through the real engine (kafkalog.Log on vfs.Mem, the Cleaner) and compares
 // the timelines event by event.
 func TestSimulateModelMatchesEngine(t *testing.T) {
 	for _, c := range simCases {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 )
 
 // SegmentInfo is what retention needs to know about one segment.

@@ -37,7 +37,7 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 
 step "go vet"
 go vet ./...
-GOOS=js GOARCH=wasm go vet ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./internal/indexfile/... ./segment/... ./log/... ./retention/... ./inspect/... ./finding/... ./verify/... ./compaction/... ./wasm/...
+GOOS=js GOARCH=wasm go vet ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./internal/indexfile/... ./segment/... ./kafkalog/... ./retention/... ./inspect/... ./finding/... ./verify/... ./compaction/... ./wasm/...
 
 step "tools module (apicheck, vulncheck)"
 (cd tools && go vet ./... && go test -count=1 ./...)
@@ -50,7 +50,7 @@ go test -count=1 ./...
 
 step "go test -race (one writer, many readers)"
 go test -count=1 -race -short ./vfs/... ./record/... ./index/... ./timeindex/... ./segment/... ./retention/... ./internal/viz/... ./internal/web/...
-go test -count=1 -race -run 'TestOneWriterManyReaders|TestAppendReadRollReopen|TestTruncateAndFollower|TestOffsetForTimestamp|TestOpenLocksLogDir' ./log/
+go test -count=1 -race -run 'TestOneWriterManyReaders|TestAppendReadRollReopen|TestTruncateAndFollower|TestOffsetForTimestamp|TestOpenLocksLogDir' ./kafkalog/
 # Two writers, the library and the CLI, in every order: exactly one writes.
 go test -count=1 -race -run 'TestTwoWritersOnePartition|TestConcurrentAppends|TestAppendLockedByAnotherProcess' ./cmd/segviz/
 
@@ -61,7 +61,7 @@ GOOS=wasip1 GOARCH=wasm go build ./...
 if need node "the js/wasm tests"; then
   step "go test under GOOS=js GOARCH=wasm (node)"
   GOOS=js GOARCH=wasm go test -count=1 -short -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" \
-    ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./segment/... ./log/... ./retention/... ./wasm/...
+    ./format/... ./compress/... ./record/... ./vfs/... ./index/... ./timeindex/... ./segment/... ./kafkalog/... ./retention/... ./wasm/...
 fi
 
 step "interop module (franz-go, sarama, kafka-go, afero)"

@@ -6,7 +6,7 @@
 //	00000000000000368769.index      offset -> position, 8-byte entries (package index)
 //	00000000000000368769.timeindex  timestamp -> offset, 12-byte entries (package timeindex)
 //	00000000000000368769.txnindex   aborted transactions, 34-byte entries, only if any
-//	00000000000000368769.snapshot   producer state at that offset (package log/producer)
+//	00000000000000368769.snapshot   producer state at that offset (package kafkalog/producer)
 //
 // Temporary suffixes follow the extension: ".deleted" (waiting for
 // file.delete.delay.ms), ".cleaned" and ".swap" (a compaction or split in
@@ -62,5 +62,5 @@
 // Append, TruncateTo, Recover, OnBecomeInactive, Close and the other
 // mutating methods must not run concurrently with each other; Read,
 // ReadAt, TranslateOffset, FindOffsetByTimestamp and the accessors may run
-// at any time. The package log serialises its writers.
+// at any time. The package kafkalog serialises its writers.
 package segment

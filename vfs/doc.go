@@ -127,7 +127,7 @@
 //
 // Lock(name) takes an exclusive advisory lock on a file without waiting,
 // creating the file: what a Kafka broker holds on each log directory's
-// ".lock", and what segkit's writers take (log.LockPartition). OS uses
+// ".lock", and what segkit's writers take (kafkalog.LockPartition). OS uses
 // flock, plus on Linux an open file description record lock, so that the
 // JVM's FileChannel.tryLock (a POSIX record lock, which Linux keeps apart
 // from flock) and segkit keep each other out; under js, wasip1 and windows

@@ -19,8 +19,8 @@ import (
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/internal/viz"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

@@ -12,8 +12,8 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/inspect"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/vfs"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/segkit/segkit/inspect"
-	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/vfs"
 )
 

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/format"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/vfs"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/realdata"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
@@ -151,7 +151,7 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// TestTwoWritersOnePartition: of two writers — the library's log.Open,
+// TestTwoWritersOnePartition: of two writers — the library's kafkalog.Open,
 // segviz append, segviz recover --in-place, inspect.Recover — the second
 // fails before writing a byte, in every order, while the first holds the
 // partition; once it is done, the second succeeds.
@@ -160,7 +160,7 @@ func TestTwoWritersOnePartition(t *testing.T) {
 		name string
 		run  func(t *testing.T, dir string) error // nil error: wrote
 	}
-	library := writer{"log.Open", func(t *testing.T, dir string) error {
+	library := writer{"kafkalog.Open", func(t *testing.T, dir string) error {
 		l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), kafkalog.DefaultConfig(), kafkalog.Options{})
 		if err != nil {
 			return err
@@ -198,7 +198,7 @@ func TestTwoWritersOnePartition(t *testing.T) {
 		name string
 		hold func(t *testing.T, dir string) (release func())
 	}{
-		{"log.Open", func(t *testing.T, dir string) func() {
+		{"kafkalog.Open", func(t *testing.T, dir string) func() {
 			l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), kafkalog.DefaultConfig(), kafkalog.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -355,10 +355,10 @@ func TestAppendRefusesMidLogCorruption(t *testing.T) {
 	_, err = kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), kafkalog.DefaultConfig(), kafkalog.Options{})
 	var ce *kafkalog.CorruptLogError
 	if !errors.As(err, &ce) || !errors.Is(err, kafkalog.ErrCorruptLog) || ce.Path != filepath.ToSlash(name) || ce.Position != at || ce.NextValid <= at || ce.LaterSegments != 3 {
-		t.Fatalf("log.Open: %v (%+v)", err, ce)
+		t.Fatalf("kafkalog.Open: %v (%+v)", err, ce)
 	}
 	if after := dataSnapshot(t, dir); after != before {
-		t.Fatal("the refused log.Open changed the partition")
+		t.Fatal("the refused kafkalog.Open changed the partition")
 	}
 	// The explicit repair still does what Kafka's recovery does.
 	code, out, errs = runSegviz("recover", "--in-place", dir)

@@ -17,7 +17,7 @@ import (
 	"github.com/segkit/segkit/internal/demo"
 	"github.com/segkit/segkit/internal/viz"
 	"github.com/segkit/segkit/internal/web"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/vfs"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/inspect"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/vfs"
 )

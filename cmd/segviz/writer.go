@@ -7,7 +7,7 @@ import (
 	"path"
 
 	"github.com/segkit/segkit/inspect"
-	kafkalog "github.com/segkit/segkit/log"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/vfs"
 )
 

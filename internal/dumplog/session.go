@@ -12,7 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/segkit/segkit/format"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/vfs"
 )
 

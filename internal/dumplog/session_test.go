@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/compress"
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )

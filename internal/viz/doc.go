@@ -20,5 +20,5 @@
 // except verification, which works one segment at a time.
 //
 // A Session is safe for concurrent use. It opens each partition read-only
-// (log.Options.ReadOnly) and never writes to its filesystem.
+// (kafkalog.Options.ReadOnly) and never writes to its filesystem.
 package viz

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"

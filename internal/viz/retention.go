@@ -3,7 +3,7 @@ package viz
 import (
 	"fmt"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 )
 

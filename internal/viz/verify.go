@@ -7,7 +7,7 @@ import (
 
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/inspect"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/inspect"
-	kafkalog "github.com/segkit/segkit/log"
-	"github.com/segkit/segkit/log/checkpoint"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )

@@ -19,7 +19,7 @@ import (
 	"github.com/segkit/segkit/internal/demo"
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/internal/realdata"
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/vfs"
 )
 

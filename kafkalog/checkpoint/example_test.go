@@ -3,7 +3,7 @@ package checkpoint_test
 import (
 	"fmt"
 
-	"github.com/segkit/segkit/log/checkpoint"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/vfs"
 )
 

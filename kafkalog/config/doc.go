@@ -1,7 +1,7 @@
 // Package config holds the topic-level settings of segkit's log engine,
 // with Apache Kafka's property names, defaults and validation messages
 // (LogConfig.java, TopicConfig.java, ServerLogConfigs.java, ConfigDef.java).
-// The engine imports it as log.Config (a type alias) and log.ParseConfig.
+// The engine imports it as kafkalog.Config (a type alias) and kafkalog.ParseConfig.
 //
 // # Use
 //

@@ -3,7 +3,7 @@ package config_test
 import (
 	"fmt"
 
-	"github.com/segkit/segkit/log/config"
+	"github.com/segkit/segkit/kafkalog/config"
 )
 
 func ExampleParse() {

@@ -3,7 +3,7 @@ package producer_test
 import (
 	"fmt"
 
-	"github.com/segkit/segkit/log/producer"
+	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
