@@ -64,15 +64,15 @@ func newCleanedWriter(fsys vfs.FS, dir string, base int64, indexInterval, maxInd
 	if w.log, err = fsys.OpenFile(w.path(segment.LogSuffix), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644); err != nil {
 		return nil, err
 	}
-	if w.oi, err = index.OpenOffsetIndex(fsys, w.path(segment.IndexSuffix), base, maxIndexSize, true); err != nil {
+	if w.oi, err = index.OpenOffsetIndex(fsys, w.path(segment.IndexSuffix), base, index.OpenOptions{Writable: true, MaxIndexSize: maxIndexSize}); err != nil {
 		w.abort()
 		return nil, err
 	}
-	if w.ti, err = timeindex.OpenTimeIndex(fsys, w.path(segment.TimeIndexSuffix), base, maxIndexSize, true); err != nil {
+	if w.ti, err = timeindex.OpenTimeIndex(fsys, w.path(segment.TimeIndexSuffix), base, index.OpenOptions{Writable: true, MaxIndexSize: maxIndexSize}); err != nil {
 		w.abort()
 		return nil, err
 	}
-	if w.txn, err = index.OpenTransactionIndex(fsys, w.path(segment.TxnIndexSuffix), base, true); err != nil {
+	if w.txn, err = index.OpenTransactionIndex(fsys, w.path(segment.TxnIndexSuffix), base, index.OpenOptions{Writable: true}); err != nil {
 		w.abort()
 		return nil, err
 	}

@@ -1243,11 +1243,11 @@ func (h *harness) checkFiles(full bool) {
 		if err != nil || sum.Err != nil || sum.ValidEnd != fi.Size() {
 			h.fatalf("%s after a clean close: %v %v, valid to %d of %d", logPath, err, sum.Err, sum.ValidEnd, fi.Size())
 		}
-		oi, err := index.OpenOffsetIndex(h.mem, segment.Path(partDir, base, segment.IndexSuffix), base, 0, false)
+		oi, err := index.OpenOffsetIndex(h.mem, segment.Path(partDir, base, segment.IndexSuffix), base, index.OpenOptions{})
 		if err != nil {
 			h.fatalf("after a clean close: %v", err)
 		}
-		ti, err := timeindex.OpenTimeIndex(h.mem, segment.Path(partDir, base, segment.TimeIndexSuffix), base, 0, false)
+		ti, err := timeindex.OpenTimeIndex(h.mem, segment.Path(partDir, base, segment.TimeIndexSuffix), base, index.OpenOptions{})
 		if err != nil {
 			h.fatalf("after a clean close: %v", err)
 		}

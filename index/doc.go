@@ -41,7 +41,7 @@
 //
 // # Use
 //
-//	x, err := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, index.DefaultMaxIndexSize, true)
+//	x, err := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, OpenOptions{Writable: true, MaxIndexSize: index.DefaultMaxIndexSize})
 //	err = x.Append(1234, 8192)   // offset 1234's batch starts at byte 8192
 //	e := x.Lookup(1300)          // {1234 8192}: scan the .log from there
 //	err = x.TrimToValidSize()    // when the segment rolls

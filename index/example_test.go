@@ -19,7 +19,7 @@ func ExampleAppendEntry() {
 
 func ExampleOffsetIndex() {
 	fsys := vfs.NewMem()
-	x, err := index.OpenOffsetIndex(fsys, "00000000000000001000.index", 1000, index.DefaultMaxIndexSize, true)
+	x, err := index.OpenOffsetIndex(fsys, "00000000000000001000.index", 1000, index.OpenOptions{Writable: true, MaxIndexSize: index.DefaultMaxIndexSize})
 	if err != nil {
 		panic(err)
 	}
@@ -50,7 +50,7 @@ func ExampleOffsetIndex_Padding() {
 	b, _ = index.AppendEntry(b, 0, index.Entry{Offset: 90, Position: 9100})
 	vfs.WriteFile(fsys, "00000000000000000000.index", append(b, make([]byte, 1024)...), 0o644)
 
-	x, _ := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, -1, false)
+	x, _ := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, index.OpenOptions{})
 	fmt.Println(x.Entries(), x.LastOffset()) // Kafka's view
 	fmt.Printf("%+v\n", x.Padding())
 	// Output:
@@ -60,7 +60,7 @@ func ExampleOffsetIndex_Padding() {
 
 func ExampleTransactionIndex() {
 	fsys := vfs.NewMem()
-	x, _ := index.OpenTransactionIndex(fsys, "00000000000000000000.txnindex", 0, true)
+	x, _ := index.OpenTransactionIndex(fsys, "00000000000000000000.txnindex", 0, index.OpenOptions{Writable: true})
 	x.Append(index.AbortedTxn{ProducerID: 7, FirstOffset: 3, LastOffset: 9, LastStableOffset: 3})
 	x.Append(index.AbortedTxn{ProducerID: 8, FirstOffset: 12, LastOffset: 20, LastStableOffset: 12})
 	fmt.Println(x.Overlapping(0, 10))

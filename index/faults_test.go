@@ -14,7 +14,7 @@ import (
 // checking after each failed step that the index did not change. It
 // returns the first error.
 func offsetWorkload(t *testing.T, fsys vfs.FS) error {
-	x, err := index.OpenOffsetIndex(fsys, "w.index", 0, 10*8, true)
+	x, err := index.OpenOffsetIndex(fsys, "w.index", 0, index.OpenOptions{Writable: true, MaxIndexSize: 10 * 8})
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func TestShortWrite(t *testing.T) {
 
 func TestTxnIndexFaults(t *testing.T) {
 	work := func(fsys vfs.FS) error {
-		x, err := index.OpenTransactionIndex(fsys, "w.txnindex", 0, true)
+		x, err := index.OpenTransactionIndex(fsys, "w.txnindex", 0, index.OpenOptions{Writable: true})
 		if err != nil {
 			return err
 		}

@@ -127,7 +127,7 @@ func FuzzOffsetIndexOps(f *testing.F) {
 		}
 		maxSize := int(size%2048) + 8
 		fsys := vfs.NewMem()
-		x, err := index.OpenOffsetIndex(fsys, "f.index", base, maxSize, true)
+		x, err := index.OpenOffsetIndex(fsys, "f.index", base, index.OpenOptions{Writable: true, MaxIndexSize: maxSize})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func FuzzOffsetIndexOps(f *testing.F) {
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if x, err = index.OpenOffsetIndex(fsys, "f.index", base, maxSize, true); err != nil {
+				if x, err = index.OpenOffsetIndex(fsys, "f.index", base, index.OpenOptions{Writable: true, MaxIndexSize: maxSize}); err != nil {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
@@ -214,7 +214,7 @@ func FuzzOffsetIndexOps(f *testing.F) {
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if x, err = index.OpenOffsetIndex(fsys, "f.index", base, maxSize, true); err != nil {
+				if x, err = index.OpenOffsetIndex(fsys, "f.index", base, index.OpenOptions{Writable: true, MaxIndexSize: maxSize}); err != nil {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
@@ -386,7 +386,7 @@ func FuzzDecodeOffsetIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
 		fsys := vfs.NewMem()
 		writeFile(t, fsys, "d.index", data)
-		x, err := index.OpenOffsetIndex(fsys, "d.index", base, -1, false)
+		x, err := index.OpenOffsetIndex(fsys, "d.index", base, index.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -430,7 +430,7 @@ func FuzzDecodeOffsetIndex(f *testing.F) {
 		_ = verify.OffsetIndex(x, nil)
 		_, _ = x.FetchUpperBoundOffset(0, 100)
 		// Writable: the engine's moves on a damaged file must not panic.
-		w, err := index.OpenOffsetIndex(fsys, "d.index", base, 64, true)
+		w, err := index.OpenOffsetIndex(fsys, "d.index", base, index.OpenOptions{Writable: true, MaxIndexSize: 64})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,7 +511,7 @@ func FuzzDecodeTxnIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
 		fsys := vfs.NewMem()
 		writeFile(t, fsys, "d.txnindex", data)
-		x, err := index.OpenTransactionIndex(fsys, "d.txnindex", base, false)
+		x, err := index.OpenTransactionIndex(fsys, "d.txnindex", base, index.OpenOptions{})
 		if err != nil {
 			var ce *format.CorruptionError
 			if !errors.As(err, &ce) || !errors.Is(err, index.ErrUnsupportedVersion) || ce.Offset%index.AbortedTxnSize != 0 {
@@ -593,7 +593,7 @@ func FuzzTxnIndexOps(f *testing.F) {
 			return
 		}
 		fsys := vfs.NewMem()
-		x, err := index.OpenTransactionIndex(fsys, "t.txnindex", base, true)
+		x, err := index.OpenTransactionIndex(fsys, "t.txnindex", base, index.OpenOptions{Writable: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -645,7 +645,7 @@ func FuzzTxnIndexOps(f *testing.F) {
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if x, err = index.OpenTransactionIndex(fsys, "t.txnindex", base, true); err != nil {
+				if x, err = index.OpenTransactionIndex(fsys, "t.txnindex", base, index.OpenOptions{Writable: true}); err != nil {
 					t.Fatal(err)
 				}
 			case 4: // search

@@ -15,23 +15,44 @@ type OffsetIndex struct {
 	base int64
 }
 
+// OpenOptions are how an index file is opened. The zero value opens it
+// read-only.
+type OpenOptions struct {
+	// Writable opens the file for appends, truncation and trimming, and
+	// creates it if it is missing. Without it the file is never modified
+	// (this is how verify, dump and the WASM viewer open indexes), and a
+	// missing file is an error matching fs.ErrNotExist (except for a
+	// .txnindex, which is then empty).
+	Writable bool
+	// MaxIndexSize is segment.index.bytes: what a writable offset or time
+	// index created here is preallocated to, and the most it may grow to;
+	// 0 means DefaultMaxIndexSize. It must hold one entry (ErrInvalidSize).
+	// A read-only open ignores it, as does a transaction index.
+	MaxIndexSize int
+}
+
+// maxIndexSize returns o.MaxIndexSize or its default.
+func (o OpenOptions) maxIndexSize() int {
+	if o.MaxIndexSize == 0 {
+		return DefaultMaxIndexSize
+	}
+	return o.MaxIndexSize
+}
+
 // OpenOffsetIndex opens the offset index at path of fsys for the segment
-// whose base offset is baseOffset. maxIndexSize is segment.index.bytes.
+// whose base offset is baseOffset.
 //
-// When writable, a missing file is created and preallocated to
-// roundDown(maxIndexSize, 8) with zeros (maxIndexSize must hold one entry;
-// ErrInvalidSize), and an existing file keeps its length: a rolled
-// segment's trimmed index stays trimmed, and the active segment's gets its
-// room back from Resize, as Kafka resizes it when it loads the log. With
-// writable false the file is never modified (this is how verify, dump and
-// the WASM viewer open indexes) and maxIndexSize is ignored; a missing file
-// is then an error matching fs.ErrNotExist.
+// When o.Writable, a missing file is created and preallocated to
+// roundDown(o.MaxIndexSize, 8) with zeros, and an existing file keeps its
+// length: a rolled segment's trimmed index stays trimmed, and the active
+// segment's gets its room back from Resize, as Kafka resizes it when it
+// loads the log. Read-only, the file is never modified.
 //
 // An existing file is trusted as Kafka trusts it: floor(length/8) entries.
 // Padding reports the zero entries among them that an untrimmed index
 // leaves; DiscardPadding drops them.
-func OpenOffsetIndex(fsys vfs.FS, path string, baseOffset int64, maxIndexSize int, writable bool) (*OffsetIndex, error) {
-	f, err := indexfile.Open(fsys, path, EntrySize, maxIndexSize, writable)
+func OpenOffsetIndex(fsys vfs.FS, path string, baseOffset int64, o OpenOptions) (*OffsetIndex, error) {
+	f, err := indexfile.Open(fsys, path, EntrySize, o.maxIndexSize(), o.Writable)
 	if err != nil {
 		return nil, err
 	}

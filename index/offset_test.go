@@ -44,15 +44,21 @@ func TestOpenPreallocates(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	fsys := vfs.NewMem()
-	for _, max := range []int{-1, 0, 7} {
-		if _, err := index.OpenOffsetIndex(fsys, "a.index", 0, max, true); !errors.Is(err, index.ErrInvalidSize) {
+	for _, max := range []int{-1, 7} {
+		if _, err := index.OpenOffsetIndex(fsys, "a.index", 0, index.OpenOptions{Writable: true, MaxIndexSize: max}); !errors.Is(err, index.ErrInvalidSize) {
 			t.Errorf("max %d: err = %v, want ErrInvalidSize", max, err)
 		}
 	}
 	if _, err := fsys.Stat("a.index"); !isNotExist(err) {
 		t.Errorf("a refused open created the file: %v", err)
 	}
-	if _, err := index.OpenOffsetIndex(fsys, "missing.index", 0, -1, false); !isNotExist(err) {
+	// The zero value of MaxIndexSize is segment.index.bytes' default.
+	if x, err := index.OpenOffsetIndex(fsys, "d.index", 0, index.OpenOptions{Writable: true}); err != nil || x.Length() != index.DefaultMaxIndexSize {
+		t.Errorf("default size: %v, %v", x, err)
+	} else {
+		x.Close()
+	}
+	if _, err := index.OpenOffsetIndex(fsys, "missing.index", 0, index.OpenOptions{}); !isNotExist(err) {
 		t.Errorf("read-only open of a missing file: %v, want fs.ErrNotExist", err)
 	}
 	if _, err := fsys.Stat("missing.index"); !isNotExist(err) {

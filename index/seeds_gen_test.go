@@ -201,7 +201,7 @@ func TestGenerateMoreSeeds(t *testing.T) {
 	// FuzzTxnIndexOps.
 	txo := fuzzseed.NewGrow(t, "FuzzTxnIndexOps")
 	for _, rt := range txns {
-		x, err := index.OpenTransactionIndex(memWithFile(t, rt.data), "r.txnindex", rt.base, false)
+		x, err := index.OpenTransactionIndex(memWithFile(t, rt.data), "r.txnindex", rt.base, index.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

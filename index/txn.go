@@ -115,7 +115,8 @@ type txnState struct {
 // entries cannot be read (a version above 0) is refused with a
 // *format.CorruptionError; a partial entry at the end is kept aside and
 // reported by SanityCheck.
-func OpenTransactionIndex(fsys vfs.FS, path string, baseOffset int64, writable bool) (*TransactionIndex, error) {
+func OpenTransactionIndex(fsys vfs.FS, path string, baseOffset int64, o OpenOptions) (*TransactionIndex, error) {
+	writable := o.Writable
 	x := &TransactionIndex{fsys: fsys, base: baseOffset, writable: writable}
 	st := &txnState{path: path}
 	var f vfs.File

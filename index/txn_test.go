@@ -13,7 +13,7 @@ import (
 
 func openTxn(tb testing.TB, fsys vfs.FS, path string, base int64, writable bool) *index.TransactionIndex {
 	tb.Helper()
-	x, err := index.OpenTransactionIndex(fsys, path, base, writable)
+	x, err := index.OpenTransactionIndex(fsys, path, base, index.OpenOptions{Writable: writable})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestTxnIndexOpenBadVersion(t *testing.T) {
 	b := encodeTxns(index.AbortedTxn{LastOffset: 1}, index.AbortedTxn{LastOffset: 2})
 	b[34+1] = 1 // second entry: version 1
 	writeFile(t, fsys, "x.txnindex", b)
-	_, err := index.OpenTransactionIndex(fsys, "x.txnindex", 0, false)
+	_, err := index.OpenTransactionIndex(fsys, "x.txnindex", 0, index.OpenOptions{})
 	var ce *format.CorruptionError
 	if !errors.As(err, &ce) || !errors.Is(err, index.ErrUnsupportedVersion) || ce.Offset != 34 || ce.Path != "x.txnindex" {
 		t.Fatalf("err = %v", err)

@@ -716,7 +716,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			p.add(idxPath, -1, KindIndexMissing, Warning, "the segment has no offset index; Kafka rebuilds it (recovering the segment) when it loads the log%s", activeNote(last))
 		}
 	} else if idxOK {
-		x, err := index.OpenOffsetIndex(v.fsys, idxPath, s.base, -1, false)
+		x, err := index.OpenOffsetIndex(v.fsys, idxPath, s.base, index.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -735,7 +735,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			p.add(tiPath, -1, KindIndexMissing, Warning, "the segment has no time index; Kafka rebuilds it when it recovers the segment%s", activeNote(last))
 		}
 	} else if tiOK {
-		x, err := timeindex.OpenTimeIndex(v.fsys, tiPath, s.base, -1, false)
+		x, err := timeindex.OpenTimeIndex(v.fsys, tiPath, s.base, index.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -770,7 +770,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 
 	var txns []index.AbortedTxn
 	if s.txnIdx != nil && txOK {
-		x, err := index.OpenTransactionIndex(v.fsys, txPath, s.base, false)
+		x, err := index.OpenTransactionIndex(v.fsys, txPath, s.base, index.OpenOptions{})
 		if err != nil {
 			var ce *format.CorruptionError
 			if !errors.As(err, &ce) {

@@ -221,7 +221,7 @@ func (s *Segment) offsetIndex() (*index.OffsetIndex, error) {
 		}
 		return s.offIdx, nil
 	}
-	x, err := index.OpenOffsetIndex(s.fsys, s.IndexPath(), s.base, s.cfg.MaxIndexSize, !s.readOnly)
+	x, err := index.OpenOffsetIndex(s.fsys, s.IndexPath(), s.base, index.OpenOptions{MaxIndexSize: s.cfg.MaxIndexSize, Writable: !s.readOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (s *Segment) timeIndex() (*timeindex.TimeIndex, error) {
 		}
 		return s.timeIdx, nil
 	}
-	x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, s.cfg.MaxIndexSize, !s.readOnly)
+	x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, index.OpenOptions{MaxIndexSize: s.cfg.MaxIndexSize, Writable: !s.readOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *Segment) buildScratchIndexes() error {
 	}
 	scratch := vfs.NewMem()
 	if s.offIdx == nil {
-		x, err := index.OpenOffsetIndex(scratch, "scratch.index", s.base, (len(offs)+1)*index.EntrySize, true)
+		x, err := index.OpenOffsetIndex(scratch, "scratch.index", s.base, index.OpenOptions{Writable: true, MaxIndexSize: (len(offs) + 1) * index.EntrySize})
 		if err != nil {
 			return err
 		}
@@ -321,7 +321,7 @@ func (s *Segment) buildScratchIndexes() error {
 	}
 	if s.timeIdx == nil {
 		if !s.missing(s.TimeIndexPath()) {
-			x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, s.cfg.MaxIndexSize, false)
+			x, err := timeindex.OpenTimeIndex(s.fsys, s.TimeIndexPath(), s.base, index.OpenOptions{})
 			if err != nil {
 				return err
 			}
@@ -332,7 +332,7 @@ func (s *Segment) buildScratchIndexes() error {
 			s.timeIdx = x
 			return nil
 		}
-		x, err := timeindex.OpenTimeIndex(scratch, "scratch.timeindex", s.base, (len(tss)+2)*timeindex.EntrySize, true)
+		x, err := timeindex.OpenTimeIndex(scratch, "scratch.timeindex", s.base, index.OpenOptions{Writable: true, MaxIndexSize: (len(tss) + 2) * timeindex.EntrySize})
 		if err != nil {
 			return err
 		}
@@ -350,7 +350,7 @@ func (s *Segment) txnIndex() (*index.TransactionIndex, error) {
 	if x := s.txnIdx; x != nil {
 		return x, nil
 	}
-	x, err := index.OpenTransactionIndex(s.fsys, s.TxnIndexPath(), s.base, !s.readOnly)
+	x, err := index.OpenTransactionIndex(s.fsys, s.TxnIndexPath(), s.base, index.OpenOptions{Writable: !s.readOnly})
 	if err != nil {
 		return nil, err
 	}

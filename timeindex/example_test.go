@@ -19,7 +19,7 @@ func ExampleAppendEntry() {
 
 func ExampleTimeIndex() {
 	fsys := vfs.NewMem()
-	x, err := timeindex.OpenTimeIndex(fsys, "00000000000000001000.timeindex", 1000, index.DefaultMaxIndexSize, true)
+	x, err := timeindex.OpenTimeIndex(fsys, "00000000000000001000.timeindex", 1000, index.OpenOptions{Writable: true, MaxIndexSize: index.DefaultMaxIndexSize})
 	if err != nil {
 		panic(err)
 	}

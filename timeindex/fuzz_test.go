@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/fuzzseed"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/timeindex"
@@ -128,7 +129,7 @@ func FuzzTimeIndexOps(f *testing.F) {
 		}
 		maxSize := int(size%3000) + 12
 		fsys := vfs.NewMem()
-		x, err := timeindex.OpenTimeIndex(fsys, "f.timeindex", base, maxSize, true)
+		x, err := timeindex.OpenTimeIndex(fsys, "f.timeindex", base, index.OpenOptions{Writable: true, MaxIndexSize: maxSize})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +179,7 @@ func FuzzTimeIndexOps(f *testing.F) {
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if x, err = timeindex.OpenTimeIndex(fsys, "f.timeindex", base, maxSize, true); err != nil {
+				if x, err = timeindex.OpenTimeIndex(fsys, "f.timeindex", base, index.OpenOptions{Writable: true, MaxIndexSize: maxSize}); err != nil {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
@@ -192,7 +193,7 @@ func FuzzTimeIndexOps(f *testing.F) {
 				if err := x.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if x, err = timeindex.OpenTimeIndex(fsys, "f.timeindex", base, maxSize, true); err != nil {
+				if x, err = timeindex.OpenTimeIndex(fsys, "f.timeindex", base, index.OpenOptions{Writable: true, MaxIndexSize: maxSize}); err != nil {
 					t.Fatal(err)
 				}
 				// An existing file keeps its length; the engine gives the
@@ -359,7 +360,7 @@ func FuzzDecodeTimeIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
 		fsys := vfs.NewMem()
 		writeFile(t, fsys, "d.timeindex", data)
-		x, err := timeindex.OpenTimeIndex(fsys, "d.timeindex", base, -1, false)
+		x, err := timeindex.OpenTimeIndex(fsys, "d.timeindex", base, index.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,7 +395,7 @@ func FuzzDecodeTimeIndex(f *testing.F) {
 			}
 		}
 		_ = verify.TimeIndex(x, nil)
-		w, err := timeindex.OpenTimeIndex(fsys, "d.timeindex", base, 120, true)
+		w, err := timeindex.OpenTimeIndex(fsys, "d.timeindex", base, index.OpenOptions{Writable: true, MaxIndexSize: 120})
 		if err != nil {
 			t.Fatal(err)
 		}

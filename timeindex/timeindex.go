@@ -76,13 +76,17 @@ type TimeIndex struct {
 }
 
 // OpenTimeIndex opens the time index at path of fsys for the segment whose
-// base offset is baseOffset; maxIndexSize is segment.index.bytes, and the
-// file is preallocated to roundDown(maxIndexSize, 12) (10485756 bytes at
-// the default). Opening follows index.OpenOffsetIndex: writable creates and
-// preallocates, read-only never modifies the file, and an existing file is
-// trusted as Kafka trusts it (floor(length/12) entries; see Padding).
-func OpenTimeIndex(fsys vfs.FS, path string, baseOffset int64, maxIndexSize int, writable bool) (*TimeIndex, error) {
-	f, err := indexfile.Open(fsys, path, EntrySize, maxIndexSize, writable)
+// base offset is baseOffset, as index.OpenOffsetIndex opens an offset
+// index: o.Writable creates a missing file, preallocated to
+// roundDown(o.MaxIndexSize, 12) (10485756 bytes at the default), read-only
+// never modifies the file, and an existing file is trusted as Kafka trusts
+// it (floor(length/12) entries; see Padding).
+func OpenTimeIndex(fsys vfs.FS, path string, baseOffset int64, o index.OpenOptions) (*TimeIndex, error) {
+	size := o.MaxIndexSize
+	if size == 0 {
+		size = index.DefaultMaxIndexSize
+	}
+	f, err := indexfile.Open(fsys, path, EntrySize, size, o.Writable)
 	if err != nil {
 		return nil, err
 	}

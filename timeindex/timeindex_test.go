@@ -28,7 +28,7 @@ func mustHex(tb testing.TB, s string) []byte {
 
 func openTime(tb testing.TB, fsys vfs.FS, path string, base int64, max int, writable bool) *timeindex.TimeIndex {
 	tb.Helper()
-	x, err := timeindex.OpenTimeIndex(fsys, path, base, max, writable)
+	x, err := timeindex.OpenTimeIndex(fsys, path, base, index.OpenOptions{MaxIndexSize: max, Writable: writable})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -114,10 +114,10 @@ func TestPreallocation(t *testing.T) {
 	if st.Size() != 10485756 || x.MaxEntries() != 873813 || x.Length() != 10485756 {
 		t.Fatalf("size %d max entries %d", st.Size(), x.MaxEntries())
 	}
-	if _, err := timeindex.OpenTimeIndex(fsys, "y.timeindex", 0, 11, true); !errors.Is(err, timeindex.ErrInvalidSize) {
+	if _, err := timeindex.OpenTimeIndex(fsys, "y.timeindex", 0, index.OpenOptions{Writable: true, MaxIndexSize: 11}); !errors.Is(err, timeindex.ErrInvalidSize) {
 		t.Fatalf("max 11: %v", err)
 	}
-	if _, err := timeindex.OpenTimeIndex(fsys, "missing.timeindex", 0, -1, false); err == nil {
+	if _, err := timeindex.OpenTimeIndex(fsys, "missing.timeindex", 0, index.OpenOptions{}); err == nil {
 		t.Fatal("read-only open of a missing file")
 	}
 }

@@ -24,7 +24,7 @@ func ExampleOffsetIndex() {
 	fsys := vfs.NewMem()
 	bad := append(built, 0, 0, 0, 2, 0, 0, 0, 10) // offset 2 at byte 10: not a batch start
 	vfs.WriteFile(fsys, "00000000000000000000.index", bad, 0o644)
-	x, _ := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, -1, false)
+	x, _ := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, index.OpenOptions{})
 	fmt.Println(x.Entry(0))
 	for _, p := range verify.OffsetIndex(x, sum.Entries) {
 		fmt.Println(p.Level, p.Kind, p.Position)

@@ -18,7 +18,7 @@ func writeFile(tb testing.TB, fsys vfs.FS, path string, b []byte) {
 // openOffset opens an offset index or fails the test.
 func openOffset(tb testing.TB, fsys vfs.FS, path string, base int64, max int, writable bool) *index.OffsetIndex {
 	tb.Helper()
-	x, err := index.OpenOffsetIndex(fsys, path, base, max, writable)
+	x, err := index.OpenOffsetIndex(fsys, path, base, index.OpenOptions{MaxIndexSize: max, Writable: writable})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func openOffset(tb testing.TB, fsys vfs.FS, path string, base int64, max int, wr
 // openTxn opens a transaction index or fails the test.
 func openTxn(tb testing.TB, fsys vfs.FS, path string, base int64, writable bool) *index.TransactionIndex {
 	tb.Helper()
-	x, err := index.OpenTransactionIndex(fsys, path, base, writable)
+	x, err := index.OpenTransactionIndex(fsys, path, base, index.OpenOptions{Writable: writable})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -155,7 +155,7 @@ func TestOrdersShowsEverything(t *testing.T) {
 		}
 	}
 	// The abort is in a .txnindex.
-	x, err := index.OpenTransactionIndex(d.FS, segment.Path(Partition, 2559, segment.TxnIndexSuffix), 2559, false)
+	x, err := index.OpenTransactionIndex(d.FS, segment.Path(Partition, 2559, segment.TxnIndexSuffix), 2559, index.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

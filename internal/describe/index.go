@@ -116,10 +116,10 @@ func OpenIndex(fsys vfs.FS, path string, base int64, kind IndexKind) (*Index, er
 	x := &Index{kind: kind}
 	var err error
 	if kind == TimeIndex {
-		x.time, err = timeindex.OpenTimeIndex(fsys, path, base, -1, false)
+		x.time, err = timeindex.OpenTimeIndex(fsys, path, base, index.OpenOptions{})
 		x.f = x.time
 	} else {
-		x.offset, err = index.OpenOffsetIndex(fsys, path, base, -1, false)
+		x.offset, err = index.OpenOffsetIndex(fsys, path, base, index.OpenOptions{})
 		x.f = x.offset
 	}
 	if err != nil {

@@ -240,7 +240,7 @@ func indexJSON(file string, e *describe.IndexEntry) any {
 }
 
 func (d *indexDump) txnIndex() error {
-	x, err := index.OpenTransactionIndex(d.fsys, d.path, d.base, false)
+	x, err := index.OpenTransactionIndex(d.fsys, d.path, d.base, index.OpenOptions{})
 	if err != nil {
 		var ce *format.CorruptionError
 		if !errors.As(err, &ce) {

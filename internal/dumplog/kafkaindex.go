@@ -114,7 +114,7 @@ func (d *indexDump) kafkaTimeIndex(x *timeindex.TimeIndex) error {
 		return nil
 	}
 	// A missing .index is an empty one (Kafka creates it, empty).
-	oi, err := index.OpenOffsetIndex(d.fsys, strings.TrimSuffix(d.path, ".timeindex")+".index", d.base, -1, false)
+	oi, err := index.OpenOffsetIndex(d.fsys, strings.TrimSuffix(d.path, ".timeindex")+".index", d.base, index.OpenOptions{})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

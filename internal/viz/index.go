@@ -150,7 +150,7 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 	case "txn":
 		name := sg.TxnIndexPath()
 		out.File, out.EntrySize = path.Base(name), index.AbortedTxnSize
-		x, err := index.OpenTransactionIndex(s.fsys, name, sg.BaseOffset(), false)
+		x, err := index.OpenTransactionIndex(s.fsys, name, sg.BaseOffset(), index.OpenOptions{})
 		if err != nil {
 			var ce *format.CorruptionError
 			if errors.As(err, &ce) {
