@@ -221,7 +221,7 @@ func (j *job) load(now int64) error {
 	segCfg := segment.Config{IndexIntervalBytes: int(j.cfg.IndexIntervalBytes), MaxIndexSize: int(j.cfg.SegmentIndexBytes)}
 	j.srcs = make([]source, len(f.segs))
 	for i := range f.segs {
-		s, err := segment.Open(j.fsys, j.dir, f.segs[i].base, "", segCfg, j.opt.Clock, true)
+		s, err := segment.Open(j.fsys, j.dir, f.segs[i].base, segCfg, segment.OpenOptions{Clock: j.opt.Clock, ReadOnly: true})
 		if err != nil {
 			j.closeSources()
 			return err

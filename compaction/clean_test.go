@@ -193,7 +193,7 @@ func TestTransactions(t *testing.T) {
 
 func txnIndex(t *testing.T, fsys vfs.FS, dir string, base int64) []struct{ ProducerID, FirstOffset, LastOffset int64 } {
 	t.Helper()
-	s, err := segment.Open(fsys, dir, base, "", segment.DefaultConfig(), nil, true)
+	s, err := segment.Open(fsys, dir, base, segment.DefaultConfig(), segment.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

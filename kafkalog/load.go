@@ -364,7 +364,7 @@ func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
 	}
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
 	for _, b := range bases {
-		s, err := segment.Open(l.fsys, l.dir, b, "", l.segConfig(), l.clock, l.opt.ReadOnly)
+		s, err := segment.Open(l.fsys, l.dir, b, l.segConfig(), segment.OpenOptions{Clock: l.clock, ReadOnly: l.opt.ReadOnly})
 		if err != nil {
 			return err
 		}
@@ -418,7 +418,7 @@ func (l *Log) completeSwaps(swaps, kept []dirEntry) ([]dirEntry, error) {
 		}
 		// Read-only: reading the swap's next offset must not create (and
 		// leave behind, preallocated) index files of its own.
-		s, err := segment.Open(l.fsys, l.dir, sw.base, segment.SwapSuffix, l.segConfig(), l.clock, true)
+		s, err := segment.Open(l.fsys, l.dir, sw.base, l.segConfig(), segment.OpenOptions{Suffix: segment.SwapSuffix, Clock: l.clock, ReadOnly: true})
 		if err != nil {
 			return nil, err
 		}

@@ -149,12 +149,25 @@ func newSegment(fsys vfs.FS, dir string, base int64, suffix string, cfg Config, 
 		created: clock.Now().UnixMilli()}
 }
 
-// Open opens the existing segment at base in dir, whose files carry the
-// given temporary suffix ("" for a normal segment). The .log must exist;
+// OpenOptions are how Open opens a segment. The zero value opens a normal
+// segment, writable, on the system clock.
+type OpenOptions struct {
+	// Suffix is the temporary suffix the segment's files carry (SwapSuffix,
+	// CleanedSuffix, ...); "" for a normal segment.
+	Suffix string
+	// Clock gives the segment's time (its roll deadline, LogAppendTime);
+	// nil means SystemClock.
+	Clock Clock
+	// ReadOnly opens a segment that never writes to any file, and never
+	// creates one.
+	ReadOnly bool
+}
+
+// Open opens the existing segment at base in dir. The .log must exist;
 // its size is taken as valid (recovery decides otherwise). The indexes are
-// opened when first needed, as Kafka's LazyIndex does. A read-only
-// segment never writes to any file, and never creates one.
-func Open(fsys vfs.FS, dir string, base int64, suffix string, cfg Config, clock Clock, readOnly bool) (*Segment, error) {
+// opened when first needed, as Kafka's LazyIndex does.
+func Open(fsys vfs.FS, dir string, base int64, cfg Config, o OpenOptions) (*Segment, error) {
+	suffix, clock, readOnly := o.Suffix, o.Clock, o.ReadOnly
 	if clock == nil {
 		clock = SystemClock{}
 	}

@@ -217,7 +217,7 @@ func TestRecoverRebuildsIndexesAndCutsTail(t *testing.T) {
 			f, _ := fs2.OpenFile("p-0/00000000000000000000.log", 2, 0)
 			tt.damage(f)
 			f.Close()
-			s, err := segment.Open(fs2, "p-0", 0, "", cfg, &fakeClock{}, false)
+			s, err := segment.Open(fs2, "p-0", 0, cfg, segment.OpenOptions{Clock: &fakeClock{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -433,7 +433,7 @@ func TestRecoverDamagedBaseOffset(t *testing.T) {
 			f, _ := fsys.OpenFile("p-0/00000000000000000000.log", 2, 0)
 			f.WriteAt(format.AppendInt64(nil, tt.newBase), pos[tt.batch])
 			f.Close()
-			s, err := segment.Open(fsys, "p-0", 0, "", cfg, &fakeClock{}, false)
+			s, err := segment.Open(fsys, "p-0", 0, cfg, segment.OpenOptions{Clock: &fakeClock{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -475,7 +475,7 @@ func TestPaddedIndexesAreNotTrusted(t *testing.T) {
 		f.Close()
 	}
 	for _, ro := range []bool{true, false} {
-		s, err := segment.Open(fsys, "p-0", 0, "", cfg, &fakeClock{}, ro)
+		s, err := segment.Open(fsys, "p-0", 0, cfg, segment.OpenOptions{Clock: &fakeClock{}, ReadOnly: ro})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -516,7 +516,7 @@ func TestDamagedIndexPositions(t *testing.T) {
 			if err := vfs.WriteFile(fsys, "p-0/00000000000000000100.index", raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err = segment.Open(fsys, "p-0", 100, "", cfg, &fakeClock{}, false)
+			s, err = segment.Open(fsys, "p-0", 100, cfg, segment.OpenOptions{Clock: &fakeClock{}})
 			if err != nil {
 				t.Fatal(err)
 			}
