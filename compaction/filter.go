@@ -113,33 +113,11 @@ func (f *filter) filterEntry(e *record.Entry, out emit) error {
 	}
 
 	// The records (MemoryRecords.filterBatch).
-	f.recs = f.recs[:0]
-	writeOriginal, tombstones, tombstonesKept := true, false, int64(0)
-	f.it.Reset(e)
-	n := 0
-	for {
-		if n == len(f.recs) {
-			f.recs = append(f.recs, record.Record{})
-		}
-		r := &f.recs[n]
-		if !f.it.Next(r) {
-			break
-		}
-		f.stats.MessagesRead++
-		if f.retain(control, discardRecords, false, r) {
-			if r.Value == nil {
-				tombstones = true
-				tombstonesKept++
-			}
-			n++
-			continue
-		}
-		writeOriginal = false
-	}
-	if err := f.it.Err(); err != nil {
+	n, dropped, tombstones, tombstonesKept, err := f.retainRecords(e, control, discardRecords, false)
+	if err != nil {
 		return err
 	}
-	f.recs = f.recs[:n]
+	writeOriginal := !dropped
 
 	switch {
 	case n > 0:
@@ -211,31 +189,10 @@ func (f *filter) filterLegacy(e *record.Entry, out emit) error {
 	f.stats.BytesRead += size
 	retainEmptyBatch := m.Offset+1 == f.upper
 
-	f.recs = f.recs[:0]
-	tombstones, tombstonesKept := false, int64(0)
-	f.it.Reset(e)
-	n := 0
-	for {
-		if n == len(f.recs) {
-			f.recs = append(f.recs, record.Record{})
-		}
-		r := &f.recs[n]
-		if !f.it.Next(r) {
-			break
-		}
-		f.stats.MessagesRead++
-		if f.retain(false, false, true, r) {
-			if r.Value == nil {
-				tombstones = true
-				tombstonesKept++
-			}
-			n++
-		}
-	}
-	if err := f.it.Err(); err != nil {
+	n, _, tombstones, tombstonesKept, err := f.retainRecords(e, false, false, true)
+	if err != nil {
 		return err
 	}
-	f.recs = f.recs[:n]
 	if n == 0 {
 		if retainEmptyBatch {
 			return fmt.Errorf("%w (a magic %d entry at offset %d ends the cleaning round)", ErrEmptyLegacyBatch, m.Magic, m.Offset)
@@ -412,4 +369,36 @@ func (f *filter) noteHorizon(dh int64, isNew bool, tombstones int64, control boo
 	h.Batches++
 	h.Tombstones += tombstones
 	h.Markers += markers
+}
+
+// retainRecords reads the records of entry e into f.recs, keeping those
+// retain keeps (in order, reusing f.recs' room), and reports how many it
+// kept, whether it dropped any, and the tombstones among the kept.
+func (f *filter) retainRecords(e *record.Entry, control, discardRecords, legacy bool) (n int, dropped, tombstones bool, tombstonesKept int64, err error) {
+	f.recs = f.recs[:0]
+	f.it.Reset(e)
+	for {
+		if n == len(f.recs) {
+			f.recs = append(f.recs, record.Record{})
+		}
+		r := &f.recs[n]
+		if !f.it.Next(r) {
+			break
+		}
+		f.stats.MessagesRead++
+		if !f.retain(control, discardRecords, legacy, r) {
+			dropped = true
+			continue
+		}
+		if r.Value == nil {
+			tombstones = true
+			tombstonesKept++
+		}
+		n++
+	}
+	if err := f.it.Err(); err != nil {
+		return 0, false, false, 0, err
+	}
+	f.recs = f.recs[:n]
+	return n, dropped, tombstones, tombstonesKept, nil
 }
