@@ -129,7 +129,7 @@ type SegmentReport struct {
 //     or zero tail, and reading resumes after it (FindEntry), so that every
 //     damaged region is reported;
 //   - each .index and .timeindex against its .log (verify.OffsetIndex,
-//     timeindex.Verify, Kafka's sanity checks, zero padding, the time
+//     verify.TimeIndex, Kafka's sanity checks, zero padding, the time
 //     index's final entry), and each .txnindex against the log's ABORT
 //     markers, both ways;
 //   - each producer .snapshot: it decodes, its CRC holds, and its entries

@@ -60,7 +60,7 @@ type BoundJSON struct {
 	DeletedNow bool `json:"deletedNow"`
 }
 
-// WarningJSON is a timestamp anomaly (retention.Warning).
+// WarningJSON is a timestamp anomaly (retention.TimestampWarnings).
 type WarningJSON struct {
 	BaseOffset int64  `json:"baseOffset"`
 	Kind       string `json:"kind"`
