@@ -1,4 +1,4 @@
-// Package log is segkit's log engine: one Kafka partition directory, read
+// Package kafkalog is segkit's log engine: one Kafka partition directory, read
 // and written as a broker reads and writes it.
 //
 // A partition directory holds segments (see package segment) named by
