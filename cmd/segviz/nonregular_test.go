@@ -4,9 +4,7 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -27,37 +25,6 @@ func toFIFO(t *testing.T, name string) {
 	if err := syscall.Mkfifo(name, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-}
-
-// treeState lists every entry under root with its size, mode and time, and
-// the hash of each regular file, without opening anything else (snapshot
-// would block on a FIFO).
-func treeState(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		h := ""
-		if fi.Mode().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			h = fmt.Sprintf("%x", sha256.Sum256(data))
-		}
-		fmt.Fprintf(&b, "%s %d %v %d %s\n", p, fi.Size(), fi.Mode(), fi.ModTime().UnixNano(), h)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // runWithin runs segviz with args and fails the test if it has not
@@ -92,7 +59,7 @@ func TestFIFOSegmentFileRefused(t *testing.T) {
 			dir, logs := segmented(t)
 			fifo := strings.TrimSuffix(logs[1], ".log") + ext
 			toFIFO(t, fifo)
-			before := treeState(t, filepath.Dir(dir))
+			before := snapshot(t, filepath.Dir(dir))
 			outs := t.TempDir()
 			for _, args := range [][]string{
 				{"dump", fifo},
@@ -109,7 +76,7 @@ func TestFIFOSegmentFileRefused(t *testing.T) {
 					t.Errorf("segviz %s: exit %d, want 3 with %q:\n%s", strings.Join(args, " "), code, want, errs)
 				}
 			}
-			if after := treeState(t, filepath.Dir(dir)); after != before {
+			if after := snapshot(t, filepath.Dir(dir)); after != before {
 				t.Errorf("the log directory changed:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
 			if ents, _ := os.ReadDir(outs); len(ents) != 0 {
