@@ -21,6 +21,16 @@ var (
 // elsewhere instead, to measure another revision with the same tests.
 func segvizBinary(t testing.TB) string {
 	t.Helper()
+	p, err := builtSegviz()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// builtSegviz builds segviz once for every test of the package (or takes
+// SEGVIZ_BIN), and returns its path.
+func builtSegviz() (string, error) {
 	binOnce.Do(func() {
 		if p := os.Getenv("SEGVIZ_BIN"); p != "" {
 			binPath, binErr = filepath.Abs(p)
@@ -44,8 +54,5 @@ func segvizBinary(t testing.TB) string {
 			binErr = fmt.Errorf("go build ./cmd/segviz: %v\n%s", err, out)
 		}
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return binPath, binErr
 }

@@ -58,17 +58,7 @@ func setup(t *testing.T) {
 			skipWhy = "no Chromium: install it (Debian: apt-get install -y chromium) or set SEGVIZ_CHROMIUM"
 			return
 		}
-		bin, err := os.MkdirTemp("", "segviz-e2e-bin-")
-		if err != nil {
-			setupErr = err
-			return
-		}
-		cleanup = append(cleanup, bin)
-		segviz = filepath.Join(bin, "segviz")
-		cmd := exec.Command("go", "build", "-o", segviz, "./cmd/segviz")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			setupErr = fmt.Errorf("go build ./cmd/segviz: %v\n%s", err, out)
+		if segviz, setupErr = builtSegviz(); setupErr != nil {
 			return
 		}
 		shotsDir = os.Getenv("SEGVIZ_SCREENSHOTS")
