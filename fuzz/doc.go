@@ -50,12 +50,12 @@
 //	                  1 ms)[a&7] and retention.bytes (-1, 0, 100, 500, 1000, 2000,
 //	                  5000, 20000)[a>>3&7], cleanup.policy compact only if a bit 6
 //	 8     crash      crash: UnsyncedDataPercent (0, 50, 100, b%101)[a&3], torn
-//	                  writes if a bit 2, inspect.Recover before Open if a bit 3; with
+//	                  writes if a bit 2, repair.Recover before Open if a bit 3; with
 //	                  a bit 4 the crash is armed instead: it happens after c%48
 //	                  mutating file operations of the next operation; the crash image
 //	                  is seeded with b<<8|c
 //	 9     reopen     Close, check the files (a bit 0: and inspect.Verify),
-//	                  inspect.Recover if a bit 1, Open
+//	                  repair.Recover if a bit 1, Open
 //	10     truncate   TruncateTo(log start + u16 % (log end - log start + 2)), or with
 //	                  a bit 0 TruncateTo(u16 % (log end + 2)), below the log start too
 //	11     read       Read(log start - 1 + u16 % (log end - log start + 3)) with max

@@ -50,7 +50,7 @@ func FuzzDumpJSON(f *testing.F) {
 // garbage, deleted files and junk leftovers (RELIABILITY F1-F10), then
 // checks that inspect.Verify reports the damage, that kafkalog.Open recovers
 // or fails with a typed error, that nothing but original records is ever
-// served, and that inspect.Salvage keeps at least what recovery keeps.
+// served, and that repair.Salvage keeps at least what recovery keeps.
 func FuzzRecoverCorrupt(f *testing.F) {
 	for _, c := range edgeRecoverCases() {
 		f.Add(c.encode())

@@ -19,6 +19,7 @@ import (
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/verify"
@@ -141,7 +142,7 @@ type harness struct {
 type crashSpec struct {
 	after   int
 	cfg     vfs.CrashConfig
-	inspect bool // run inspect.Recover on the image before Open
+	inspect bool // run repair.Recover on the image before Open
 }
 
 func (h *harness) fatalf(format string, args ...any) {
@@ -920,12 +921,12 @@ func (h *harness) reopen(o op) {
 	h.l = nil
 	h.checkFiles(o.a&1 != 0)
 	if o.a&2 != 0 {
-		rep, err := inspect.Recover(h.fsys, partDir, inspect.RecoverOptions{Config: &h.cfg, Clock: h.clk})
-		if !h.must("inspect.Recover", err) {
+		rep, err := repair.Recover(h.fsys, partDir, repair.RecoverOptions{Config: &h.cfg, Clock: h.clk})
+		if !h.must("repair.Recover", err) {
 			return
 		}
 		if rep.Changed {
-			h.fatalf("inspect.Recover changed a cleanly closed partition: %+v", rep)
+			h.fatalf("repair.Recover changed a cleanly closed partition: %+v", rep)
 		}
 	}
 	if h.open(true) {
@@ -934,7 +935,7 @@ func (h *harness) reopen(o op) {
 }
 
 // crashAndRecover takes the disk as a power cut could leave it, opens the
-// log from it (after inspect.Recover, if asked), and checks what
+// log from it (after repair.Recover, if asked), and checks what
 // survived; then the model follows the engine.
 func (h *harness) crashAndRecover(spec *crashSpec) {
 	h.inj.arm(nil) // the machine restarts: no crash armed any more
@@ -955,9 +956,9 @@ func (h *harness) crashAndRecover(spec *crashSpec) {
 	h.fsys.SetLogLimit(0)
 	h.l = nil
 	if spec.inspect {
-		_, err := inspect.Recover(h.fsys, partDir, inspect.RecoverOptions{Config: &h.cfg, Clock: h.clk})
+		_, err := repair.Recover(h.fsys, partDir, repair.RecoverOptions{Config: &h.cfg, Clock: h.clk})
 		if err != nil {
-			h.fatalf("inspect.Recover of the crash image (%+v): %v", spec.cfg, err)
+			h.fatalf("repair.Recover of the crash image (%+v): %v", spec.cfg, err)
 		}
 	}
 	h.open(false)
@@ -1268,7 +1269,7 @@ func (h *harness) checkFiles(full bool) {
 			h.fatalf("inspect.Verify: %v", err)
 		}
 		for _, p := range rep.Problems {
-			if p.Level == inspect.Error && !replayKinds[p.Kind] && !(p.Kind == kindEpochMismatch && h.m.lso > h.m.firstKnown()) {
+			if p.Level == finding.Error && !replayKinds[p.Kind] && !(p.Kind == kindEpochMismatch && h.m.lso > h.m.firstKnown()) {
 				h.fatalf("inspect.Verify after a clean close: %v", p)
 			}
 		}
@@ -1285,11 +1286,11 @@ func (h *harness) checkFiles(full bool) {
 // checked, except when batches lie below the log start offset (the
 // engine's epoch cache is truncated from the start there, as Kafka's is).
 var replayKinds = map[string]bool{
-	inspect.KindSnapshotMismatch:       true,
-	inspect.KindSnapshotProducerAbsent: true,
-	inspect.KindProducerState:          true,
-	inspect.KindTxnMismatch:            true,
-	inspect.KindTxnMissingAbort:        true,
+	finding.KindSnapshotMismatch:       true,
+	finding.KindSnapshotProducerAbsent: true,
+	finding.KindProducerState:          true,
+	finding.KindTxnMismatch:            true,
+	finding.KindTxnMissingAbort:        true,
 }
 
 // kindEpochMismatch is inspect's finding for a leader-epoch checkpoint

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/inspect"
@@ -23,6 +24,7 @@ import (
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
@@ -671,7 +673,7 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 	for _, d := range detectableDamage(base, bad, dir) {
 		found := false
 		for _, p := range rep.Problems {
-			if p.File == d.path && (p.Level == inspect.Error || (!d.errorLevel && p.Level == inspect.Warning)) {
+			if p.File == d.path && (p.Level == finding.Error || (!d.errorLevel && p.Level == finding.Warning)) {
 				found = true
 			}
 		}
@@ -686,9 +688,9 @@ func runRecoverCorrupt(t testing.TB, data []byte) {
 	// Small preallocated indexes keep the in-memory disk cheap (Kafka's
 	// default segment.index.bytes is 10 MiB a file).
 	outCfg, _ := kafkalog.ParseConfig(map[string]string{config.SegmentIndexBytes: "4096", config.SegmentMs: strconv.FormatInt(1<<62, 10)})
-	sr, err := inspect.Salvage(copyMem(bad), dir, out, "salvage/"+path.Base(dir), inspect.SalvageOptions{Clock: clk, Config: &outCfg})
+	sr, err := repair.Salvage(copyMem(bad), dir, out, "salvage/"+path.Base(dir), repair.SalvageOptions{Clock: clk, Config: &outCfg})
 	if err != nil {
-		fail("inspect.Salvage: %v", err)
+		fail("repair.Salvage: %v", err)
 	}
 	// Salvage keeps entries only while offsets increase, and lists the
 	// valid ones it drops (after a batch whose unchecked baseOffset was

@@ -58,7 +58,7 @@ func edgePrograms() []program {
 		// Far-future timestamps refused, then allowed.
 		program{cfg0: 0x00, ops: []op{ap(0x01, 5, 0), ap(0x01, 0x15, 0), readAll}},
 		program{cfg0: 0x20, ops: []op{ap(0x01, 5, 0), ap(0x01, 0x15, 0), lookup(6, 0, 0), readAll}},
-		// inspect.Recover after a clean close, and of a crash image.
+		// repair.Recover after a clean close, and of a crash image.
 		program{cfg0: 0x01, ops: []op{ap(0x07, 1, 0), roll, ap(0x07, 1, 0), op{opReopen, 3, 0, 0}, ap(0x07, 1, 0), crash(0x0a), readAll}},
 	)
 	return ps

@@ -8,7 +8,7 @@ import (
 )
 
 // TestNoBannedImports keeps the packages a browser page cannot use out of
-// inspect's GOOS=js build: the WASM viewer calls Verify and Salvage, and the
+// inspect's GOOS=js build: the WASM viewer calls Verify, and the
 // terminal and process handling of segviz stay in cmd/segviz.
 func TestNoBannedImports(t *testing.T) {
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {

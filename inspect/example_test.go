@@ -2,7 +2,6 @@ package inspect_test
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/segkit/segkit/compress"
@@ -73,25 +72,6 @@ func ExampleVerify() {
 	// true 1 5 15 0
 	// false 4 12
 	// error /logs/orders-0/00000000000000000000.log 236 log-crc
-}
-
-func ExampleSalvage() {
-	fsys := examplePartition()
-	flipByte(fsys, "/logs/orders-0/00000000000000000000.log", 2*118+80)
-
-	rep, err := inspect.Salvage(fsys, "/logs/orders-0", fsys, "/salvaged/orders-0", inspect.SalvageOptions{})
-	if err != nil {
-		panic(err)
-	}
-	for _, f := range rep.Files {
-		for _, l := range f.Lost {
-			fmt.Printf("lost bytes %d..%d (%d): %s\n", l.Start, l.End, l.Length, strings.SplitN(l.Reason, ":", 2)[0])
-		}
-	}
-	fmt.Println("kept", rep.Batches, "batches,", rep.Records, "records; missing offsets", rep.MissingOffsets)
-	// Output:
-	// lost bytes 236..354 (118): byte 253
-	// kept 4 batches, 12 records; missing offsets [6-8]
 }
 
 func Example_findEntry() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/fuzzseed"
 	"github.com/segkit/segkit/internal/realdata"
@@ -61,7 +62,7 @@ func FuzzVerify(f *testing.F) {
 		}
 		onLog := false
 		for _, p := range rep.Problems {
-			if p.File == logPath && p.Level >= inspect.Warning {
+			if p.File == logPath && p.Level >= finding.Warning {
 				onLog = true
 			}
 			if p.Position < -1 {

@@ -3,14 +3,13 @@ package inspect_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
@@ -150,7 +149,7 @@ func kinds(rep inspect.Report) []string {
 }
 
 // find returns the first problem of the kind, or fails.
-func find(t testing.TB, rep inspect.Report, kind string) inspect.Problem {
+func find(t testing.TB, rep inspect.Report, kind string) finding.Problem {
 	t.Helper()
 	for _, p := range rep.Problems {
 		if p.Kind == kind {
@@ -158,7 +157,7 @@ func find(t testing.TB, rep inspect.Report, kind string) inspect.Problem {
 		}
 	}
 	t.Fatalf("no %s problem in:\n%s", kind, dump(rep))
-	return inspect.Problem{}
+	return finding.Problem{}
 }
 
 func dump(rep inspect.Report) string {
@@ -168,31 +167,4 @@ func dump(rep inspect.Report) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// copyToMem copies the files of the OS directory src into dir of a new
-// Mem.
-func copyToMem(t testing.TB, src, dir string) *vfs.Mem {
-	t.Helper()
-	m := vfs.NewMem()
-	if err := m.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := vfs.WriteFile(m, path.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return m
 }

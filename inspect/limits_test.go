@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/vfs"
 )
@@ -29,12 +30,12 @@ func TestVerifyActiveTimeIndexPadding(t *testing.T) {
 	if !rep.OK {
 		t.Fatalf("the active segment's padding is an error:\n%s", dump(rep))
 	}
-	if p := find(t, rep, "sanity-check"); p.Level != inspect.Warning || !strings.Contains(p.Detail, "rebuilds") {
+	if p := find(t, rep, "sanity-check"); p.Level != finding.Warning || !strings.Contains(p.Detail, "rebuilds") {
 		t.Errorf("got %s", p)
 	}
 	f.edit(t, name(0), pad)
 	rep = f.verify(t)
-	if p := find(t, rep, "sanity-check"); rep.OK || p.Level != inspect.Error {
+	if p := find(t, rep, "sanity-check"); rep.OK || p.Level != finding.Error {
 		t.Errorf("padding in a closed segment: %s", p)
 	}
 }
@@ -76,14 +77,14 @@ func TestVerifyIndexTooLarge(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Verify took %v", d) // a read of 1 TiB would take hours
 	}
-	want := map[string]inspect.Level{
-		"00000000000000000000.timeindex": inspect.Error,
-		"00000000000000001137.index":     inspect.Error,
-		"00000000000000000000.index":     inspect.Warning,
+	want := map[string]finding.Level{
+		"00000000000000000000.timeindex": finding.Error,
+		"00000000000000001137.index":     finding.Error,
+		"00000000000000000000.index":     finding.Warning,
 	}
 	for _, p := range rep.Problems {
-		if p.Kind != inspect.KindIndexTooLarge {
-			if p.Level == inspect.Error {
+		if p.Kind != finding.KindIndexTooLarge {
+			if p.Level == finding.Error {
 				t.Errorf("other error: %s", p)
 			}
 			continue
@@ -115,13 +116,13 @@ func TestVerifyTornNewestSnapshot(t *testing.T) {
 	if _, err := f.fs.Stat(marker); err != nil {
 		t.Fatalf("the fixture has no clean-shutdown marker: %v", err)
 	}
-	if p := find(t, f.verify(t), inspect.KindSnapshotCorrupt); p.Level != inspect.Error {
+	if p := find(t, f.verify(t), finding.KindSnapshotCorrupt); p.Level != finding.Error {
 		t.Errorf("with a clean shutdown: %s", p)
 	}
 	if err := f.fs.Remove(marker); err != nil {
 		t.Fatal(err)
 	}
-	if p := find(t, f.verify(t), inspect.KindSnapshotCorrupt); p.Level != inspect.Warning {
+	if p := find(t, f.verify(t), finding.KindSnapshotCorrupt); p.Level != finding.Warning {
 		t.Errorf("after an unclean shutdown: %s", p)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/segment"
 )
 
@@ -31,7 +32,7 @@ import (
 //   - an index whose offset has no %020d.log: deleted at load, as an
 //     orphan; a snapshot: read as the producer snapshot of its offset;
 //   - a .deleted file: deleted at load, unread; a .cleaned one too.
-func kafkaName(name string) (level Level, detail string, ok bool) {
+func kafkaName(name string) (level finding.Level, detail string, ok bool) {
 	if _, _, err := segment.ParseFileName(name); err == nil {
 		return 0, "", false
 	}
@@ -40,15 +41,15 @@ func kafkaName(name string) (level Level, detail string, ok bool) {
 		prefix = name[:i]
 	}
 	offset, perr := strconv.ParseInt(prefix, 10, 64)
-	nfe := func() (Level, string, bool) {
-		return Error, fmt.Sprintf("Kafka reads the base offset of %q as Long.parseLong(%q), which fails (NumberFormatException): the broker cannot load this partition and takes its log directory offline; rename or remove the file", name, prefix), true
+	nfe := func() (finding.Level, string, bool) {
+		return finding.Error, fmt.Sprintf("Kafka reads the base offset of %q as Long.parseLong(%q), which fails (NumberFormatException): the broker cannot load this partition and takes its log directory offline; rename or remove the file", name, prefix), true
 	}
 	switch {
 	case strings.HasSuffix(name, segment.DeletedSuffix):
 		if !hasSegmentSuffix(strings.TrimSuffix(name, segment.DeletedSuffix)) {
 			return 0, "", false
 		}
-		return Warning, "a file left by a deletion; Kafka deletes it, unread, when it loads the log", true
+		return finding.Warning, "a file left by a deletion; Kafka deletes it, unread, when it loads the log", true
 	case strings.HasSuffix(name, segment.CleanedSuffix):
 		if !hasSegmentSuffix(strings.TrimSuffix(name, segment.CleanedSuffix)) {
 			return 0, "", false
@@ -56,7 +57,7 @@ func kafkaName(name string) (level Level, detail string, ok bool) {
 		if perr != nil {
 			return nfe()
 		}
-		return Warning, "a file left by an interrupted compaction; Kafka deletes it when it loads the log", true
+		return finding.Warning, "a file left by an interrupted compaction; Kafka deletes it when it loads the log", true
 	case strings.HasSuffix(name, segment.SwapSuffix):
 		to := strings.TrimSuffix(name, segment.SwapSuffix)
 		if !hasSegmentSuffix(to) {
@@ -76,15 +77,15 @@ func kafkaName(name string) (level Level, detail string, ok bool) {
 }
 
 // numericName is kafkaName for a name whose prefix is the long offset.
-func numericName(name string, offset int64) (Level, string, bool) {
+func numericName(name string, offset int64) (finding.Level, string, bool) {
 	own := func(ext string) string { return segment.FileName(offset, ext) }
 	switch {
 	case strings.HasSuffix(name, segment.LogSuffix):
-		return Error, fmt.Sprintf("not Kafka's name for a segment: Kafka reads it as the segment of base offset %d and opens (creating it empty if missing) %s instead; this file's bytes are never read, so its records are invisible, and the log end offset moves to at least %d", offset, own(segment.LogSuffix), offset), true
+		return finding.Error, fmt.Sprintf("not Kafka's name for a segment: Kafka reads it as the segment of base offset %d and opens (creating it empty if missing) %s instead; this file's bytes are never read, so its records are invisible, and the log end offset moves to at least %d", offset, own(segment.LogSuffix), offset), true
 	case strings.HasSuffix(name, segment.SnapshotSuffix):
-		return Warning, fmt.Sprintf("not Kafka's name for a snapshot: Kafka reads it as the producer snapshot at offset %d (%s)", offset, own(segment.SnapshotSuffix)), true
+		return finding.Warning, fmt.Sprintf("not Kafka's name for a snapshot: Kafka reads it as the producer snapshot at offset %d (%s)", offset, own(segment.SnapshotSuffix)), true
 	}
-	return Warning, fmt.Sprintf("not Kafka's name for an index: Kafka takes it for an index of the segment of base offset %d, deletes it as an orphan when %s is missing, and otherwise never reads it", offset, own(segment.LogSuffix)), true
+	return finding.Warning, fmt.Sprintf("not Kafka's name for an index: Kafka takes it for an index of the segment of base offset %d, deletes it as an orphan when %s is missing, and otherwise never reads it", offset, own(segment.LogSuffix)), true
 }
 
 // hasSegmentSuffix reports whether name ends with the suffix of a segment

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/internal/recordinput"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -18,11 +20,11 @@ import (
 // inside a partition.
 func TestCheckPartitionDir(t *testing.T) {
 	mem := vfs.NewMem()
-	recs, err := inspect.ParseRecords(strings.NewReader(`{"value":"dg=="}`), 1)
+	recs, err := recordinput.ParseRecords(strings.NewReader(`{"value":"dg=="}`), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := inspect.Append(mem, "logs/orders-0", recs, inspect.AppendOptions{}); err != nil {
+	if _, err := recordinput.Append(mem, "logs/orders-0", recs, recordinput.AppendOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := mem.MkdirAll("empty", 0o755); err != nil {
@@ -39,10 +41,10 @@ func TestCheckPartitionDir(t *testing.T) {
 		if !errors.Is(err, inspect.ErrNotPartition) {
 			t.Errorf("%s: %v, want ErrNotPartition", dir, err)
 		}
-		if _, err := inspect.Append(mem, dir, recs, inspect.AppendOptions{}); !errors.Is(err, inspect.ErrNotPartition) {
+		if _, err := recordinput.Append(mem, dir, recs, recordinput.AppendOptions{}); !errors.Is(err, inspect.ErrNotPartition) {
 			t.Errorf("Append %s: %v", dir, err)
 		}
-		if _, err := inspect.Recover(mem, dir, inspect.RecoverOptions{}); !errors.Is(err, inspect.ErrNotPartition) {
+		if _, err := repair.Recover(mem, dir, repair.RecoverOptions{}); !errors.Is(err, inspect.ErrNotPartition) {
 			t.Errorf("Recover %s: %v", dir, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/vfs"
@@ -34,7 +35,7 @@ func TestVerifyRealData(t *testing.T) {
 			}
 			kinds := map[string]int{}
 			for _, p := range rep.Problems {
-				if p.Level == inspect.Error {
+				if p.Level == finding.Error {
 					t.Errorf("%s", p)
 				}
 				kinds[p.Level.String()+" "+p.Kind]++
@@ -70,7 +71,7 @@ func TestVerifyRealLogDirs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !rep.OK || len(rep.Partitions) == 0 {
-				t.Errorf("OK %v with %d partitions, %d errors", rep.OK, len(rep.Partitions), rep.Count(inspect.Error))
+				t.Errorf("OK %v with %d partitions, %d errors", rep.OK, len(rep.Partitions), rep.Count(finding.Error))
 			}
 			if after := treeState(t, logDir); after != before {
 				t.Errorf("the directory changed:\nbefore:\n%s\nafter:\n%s", before, after)

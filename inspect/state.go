@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/vfs"
@@ -31,19 +33,19 @@ func (v *verifier) readSnapshots(p *partition, clean bool) error {
 			if !errors.As(err, &ce) {
 				return err
 			}
-			kind := KindSnapshotCorrupt
+			kind := finding.KindSnapshotCorrupt
 			if errors.Is(err, format.ErrCRC) {
-				kind = KindSnapshotCRC
+				kind = finding.KindSnapshotCRC
 			}
 			// The newest snapshot of a log without a clean shutdown may be
 			// the one a writer was writing when it was killed (Kafka, like
 			// segkit, writes it in place): a crash artefact, as a torn tail
 			// is, that the load repairs without loss.
-			level, note := Error, ""
+			level, note := finding.Error, ""
 			if !clean && i == len(p.snaps)-1 {
-				level, note = Warning, " (the newest snapshot after an unclean shutdown: a crash while it was written leaves it so)"
+				level, note = finding.Warning, " (the newest snapshot after an unclean shutdown: a crash while it was written leaves it so)"
 			}
-			p.add(file, ce.Offset, kind, level, "%s; Kafka deletes it and rebuilds the producer state from an older snapshot or the log%s", describe(err), note)
+			p.add(file, ce.Offset, kind, level, "%s; Kafka deletes it and rebuilds the producer state from an older snapshot or the log%s", resync.Describe(err), note)
 			continue
 		}
 		p.snapEntries[off] = entries
@@ -78,7 +80,7 @@ func (v *verifier) compareSnapshot(p *partition, off int64) {
 		}
 		r, ok := p.ps.LastEntry(e.ProducerID)
 		if !ok {
-			p.add(file, pos, KindSnapshotMismatch, Error,
+			p.add(file, pos, finding.KindSnapshotMismatch, finding.Error,
 				"producer %d (last offset %d, epoch %d) is in the snapshot, but the log below offset %d has no batch of it", e.ProducerID, e.LastOffset, e.Epoch, off)
 			continue
 		}
@@ -98,12 +100,12 @@ func (v *verifier) compareSnapshot(p *partition, off int64) {
 			diff("currentTxnFirstOffset", e.CurrentTxnFirstOffset, r.CurrentTxnFirstOffset)
 		}
 		if len(diffs) > 0 {
-			p.add(file, pos, KindSnapshotMismatch, Error, "producer %d: snapshot has %s (replaying the log below offset %d)", e.ProducerID, strings.Join(diffs, ", "), off)
+			p.add(file, pos, finding.KindSnapshotMismatch, finding.Error, "producer %d: snapshot has %s (replaying the log below offset %d)", e.ProducerID, strings.Join(diffs, ", "), off)
 		}
 	}
 	for _, r := range p.ps.Snapshot() {
 		if !inSnap[r.ProducerID] {
-			p.add(file, -1, KindSnapshotProducerAbsent, Info,
+			p.add(file, -1, finding.KindSnapshotProducerAbsent, finding.Info,
 				"producer %d (last batch at offset %d, timestamp %d) is in the log below offset %d but not in the snapshot: it expired (producer.id.expiration.ms), or the snapshot missed it", r.ProducerID, r.LastOffset, r.Timestamp, off)
 		}
 	}
@@ -117,14 +119,14 @@ func (v *verifier) readEpochs(p *partition) ([]checkpoint.EpochEntry, []int64, s
 	b, err := vfs.ReadFile(v.fsys, file)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			p.add(file, -1, KindEpochCorrupt, Error, "%v", err)
+			p.add(file, -1, finding.KindEpochCorrupt, finding.Error, "%v", err)
 			return nil, nil, ""
 		}
 		return nil, nil, file
 	}
 	entries, err := checkpoint.ParseLeaderEpochs(b)
 	if err != nil {
-		p.add(file, corruptionOffset(err, -1), KindEpochCorrupt, Error, "%s (Kafka fails the log directory on it)", describe(err))
+		p.add(file, resync.CorruptionOffset(err, -1), finding.KindEpochCorrupt, finding.Error, "%s (Kafka fails the log directory on it)", resync.Describe(err))
 		return nil, nil, ""
 	}
 	lines := lineStarts(b)
@@ -137,7 +139,7 @@ func (v *verifier) readEpochs(p *partition) ([]checkpoint.EpochEntry, []int64, s
 	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i].Epoch <= entries[i-1].Epoch || entries[i].StartOffset <= entries[i-1].StartOffset {
-			p.add(file, pos[i], KindEpochOrder, Error, "entry %v follows %v: epochs and start offsets must strictly increase", entries[i], entries[i-1])
+			p.add(file, pos[i], finding.KindEpochOrder, finding.Error, "entry %v follows %v: epochs and start offsets must strictly increase", entries[i], entries[i-1])
 		}
 	}
 	if entries == nil {
@@ -155,21 +157,21 @@ func (v *verifier) checkEpochs(p *partition, entries []checkpoint.EpochEntry, po
 	}
 	if entries == nil {
 		if len(p.epochRuns) > 0 {
-			p.add(file, -1, KindEpochMissing, Warning,
+			p.add(file, -1, finding.KindEpochMissing, finding.Warning,
 				"no leader-epoch-checkpoint, but batches carry leader epochs (the first, %d, at offset %d): Kafka rebuilds it only for the segments it recovers", p.epochRuns[0].epoch, p.epochRuns[0].firstBase)
 		}
 		return
 	}
 	if len(entries) == 0 {
 		if len(p.epochRuns) > 0 {
-			p.add(file, -1, KindEpochMissing, Warning,
+			p.add(file, -1, finding.KindEpochMissing, finding.Warning,
 				"the leader-epoch-checkpoint is empty, but batches carry leader epochs (the first, %d, at offset %d)", p.epochRuns[0].epoch, p.epochRuns[0].firstBase)
 		}
 		return
 	}
 	for i, e := range entries {
 		if e.StartOffset > leo {
-			p.add(file, pos[i], KindEpochMismatch, Error, "entry %v starts past the log end offset %d", e, leo)
+			p.add(file, pos[i], finding.KindEpochMismatch, finding.Error, "entry %v starts past the log end offset %d", e, leo)
 		}
 	}
 	// epochFor is EpochForOffset over the file's entries, in file order:
@@ -191,13 +193,13 @@ func (v *verifier) checkEpochs(p *partition, entries []checkpoint.EpochEntry, po
 			if i >= 0 {
 				at = pos[i]
 			}
-			p.add(file, at, KindEpochMismatch, Error,
+			p.add(file, at, finding.KindEpochMismatch, finding.Error,
 				"the batches from offset %d (%s:%d) have leader epoch %d, which the checkpoint does not list: a follower asking for that epoch's end offset gets a wrong answer", first, r.file, r.pos, r.epoch)
 		case i != k:
-			p.add(file, pos[k], KindEpochMismatch, Error,
+			p.add(file, pos[k], finding.KindEpochMismatch, finding.Error,
 				"entry %v: the batch at offset %d (%s:%d) already has leader epoch %d", entries[k], first, r.file, r.pos, r.epoch)
 		case j != k:
-			p.add(file, pos[j], KindEpochMismatch, Error,
+			p.add(file, pos[j], finding.KindEpochMismatch, finding.Error,
 				"entry %v starts inside the batches of leader epoch %d (offsets %d..%d, from %s:%d)", entries[j], r.epoch, first, r.lastBase, r.file, r.pos)
 		}
 	}

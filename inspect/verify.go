@@ -14,6 +14,7 @@ import (
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
@@ -63,13 +64,13 @@ type Report struct {
 	Records  int64 `json:"records"`
 	// Problems lists every finding, partition by partition, in the order
 	// the files were read.
-	Problems []Problem `json:"problems"`
+	Problems []finding.Problem `json:"problems"`
 	// Partitions describes each partition directory verified.
 	Partitions []PartitionReport `json:"partitions"`
 }
 
 // Count returns the number of problems of level l.
-func (r *Report) Count(l Level) int {
+func (r *Report) Count(l finding.Level) int {
 	n := 0
 	for i := range r.Problems {
 		if r.Problems[i].Level == l {
@@ -125,7 +126,7 @@ type SegmentReport struct {
 //
 //   - every entry of every .log: size, magic, CRC and header fields, every
 //     record (decompressed once), offsets increasing within and across
-//     segments and fitting each segment; damage is told apart from a torn
+//     segments and fitting each segment; resync.Damage is told apart from a torn
 //     or zero tail, and reading resumes after it (FindEntry), so that every
 //     damaged region is reported;
 //   - each .index and .timeindex against its .log (verify.OffsetIndex,
@@ -170,7 +171,7 @@ func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
 		}
 		parts = append(parts, p)
 	}
-	rep := Report{Problems: []Problem{}, Partitions: []PartitionReport{}}
+	rep := Report{Problems: []finding.Problem{}, Partitions: []PartitionReport{}}
 	for _, p := range parts {
 		if err := v.partition(p); err != nil {
 			return Report{}, err
@@ -178,9 +179,9 @@ func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
 		pr := p.rep
 		for _, pb := range p.problems {
 			switch pb.Level {
-			case Error:
+			case finding.Error:
 				pr.Errors++
-			case Warning:
+			case finding.Warning:
 				pr.Warnings++
 			}
 		}
@@ -190,7 +191,7 @@ func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
 		rep.Records += pr.Records
 		rep.Partitions = append(rep.Partitions, pr)
 	}
-	rep.OK = rep.Count(Error) == 0
+	rep.OK = rep.Count(finding.Error) == 0
 	return rep, nil
 }
 
@@ -204,7 +205,7 @@ type verifier struct {
 
 	done, total, reported int64
 
-	w     walker
+	w     resync.Walker
 	it    record.Iterator // records of the entry being checked
 	lit   record.LegacyIterator
 	ctlIt record.Iterator // a control batch's marker, for the producer state
@@ -224,7 +225,7 @@ type partition struct {
 	segs     []*segFiles // with a .log, by base offset
 	snaps    []int64     // producer snapshot offsets, ascending
 	rep      PartitionReport
-	problems []Problem
+	problems []finding.Problem
 
 	// Replay and cross-check state, filled while the segments are read.
 	ps          *producer.State
@@ -241,7 +242,7 @@ type partition struct {
 	segFirstTs  int64
 	firstTss    []int64 // each segment's first batch timestamp
 	haveEntries bool
-	damaged     int // index in problems of the damage just read, -1 if none
+	damaged     int // index in problems of the resync.Damage just read, -1 if none
 }
 
 // epochRun is a run of consecutive batches with the same leader epoch.
@@ -260,8 +261,8 @@ type expectedAbort struct {
 	pos  int64
 }
 
-func (p *partition) add(file string, pos int64, kind string, level Level, msg string, args ...any) {
-	p.problems = append(p.problems, Problem{File: file, Position: pos, Kind: kind, Level: level, Detail: fmt.Sprintf(msg, args...)})
+func (p *partition) add(file string, pos int64, kind string, level finding.Level, msg string, args ...any) {
+	p.problems = append(p.problems, finding.Problem{File: file, Position: pos, Kind: kind, Level: level, Detail: fmt.Sprintf(msg, args...)})
 }
 
 // list reads a partition directory's listing, and reports the files that
@@ -293,7 +294,7 @@ func (v *verifier) list(l Listing) (*partition, error) {
 		}
 		name := path.Join(dir, fi.Name())
 		if level, detail, ok := kafkaName(fi.Name()); ok {
-			p.add(name, -1, KindSegmentName, level, "%s", detail)
+			p.add(name, -1, finding.KindSegmentName, level, "%s", detail)
 			continue
 		}
 		base, ext, err := segment.ParseFileName(fi.Name())
@@ -306,7 +307,7 @@ func (v *verifier) list(l Listing) (*partition, error) {
 			return nil, err
 		}
 		if vfs.Followed(fi) {
-			p.add(name, -1, KindSymlink, Info, "a symbolic link; read as the %d-byte file it points to, as Kafka would", fi.Size())
+			p.add(name, -1, finding.KindSymlink, finding.Info, "a symbolic link; read as the %d-byte file it points to, as Kafka would", fi.Size())
 		}
 		switch ext {
 		case segment.LogSuffix:
@@ -321,7 +322,7 @@ func (v *verifier) list(l Listing) (*partition, error) {
 		case segment.SnapshotSuffix:
 			p.snaps = append(p.snaps, base)
 		default:
-			p.add(path.Join(dir, fi.Name()), -1, KindLeftoverFile, Warning,
+			p.add(path.Join(dir, fi.Name()), -1, finding.KindLeftoverFile, finding.Warning,
 				"left by an interrupted deletion or compaction (%s); Kafka resolves it when it loads the log", ext)
 		}
 	}
@@ -332,7 +333,7 @@ func (v *verifier) list(l Listing) (*partition, error) {
 		}
 		for _, fi := range []fs.FileInfo{s.index, s.timeIndex, s.txnIdx} {
 			if fi != nil {
-				p.add(path.Join(dir, fi.Name()), -1, KindOrphanFile, Warning,
+				p.add(path.Join(dir, fi.Name()), -1, finding.KindOrphanFile, finding.Warning,
 					"no %s beside it; Kafka deletes it when it loads the log", segment.FileName(s.base, segment.LogSuffix))
 			}
 		}
@@ -386,21 +387,21 @@ func (v *verifier) partition(p *partition) error {
 	if c, ok := ld.logStart[p.tp]; ok {
 		p.rep.LogStartOffset = max(c.offset, firstBase)
 		if c.offset < firstBase && len(p.segs) > 0 {
-			p.add(ld.path(checkpoint.LogStartOffsetFile), c.pos, KindLogStartBelowSegments, Warning,
+			p.add(ld.path(checkpoint.LogStartOffsetFile), c.pos, finding.KindLogStartBelowSegments, finding.Warning,
 				"%s: log start offset %d is below the first segment's base offset %d; Kafka uses %d (the checkpoint lags a deletion)", p.tp, c.offset, firstBase, firstBase)
 		}
 		if c.offset > leo {
-			p.add(ld.path(checkpoint.LogStartOffsetFile), c.pos, KindLogStartPastEnd, Error,
+			p.add(ld.path(checkpoint.LogStartOffsetFile), c.pos, finding.KindLogStartPastEnd, finding.Error,
 				"%s: log start offset %d is above the log end offset %d: Kafka would delete every segment and restart the log at %d", p.tp, c.offset, leo, c.offset)
 		}
 	}
 	p.rep.LogStartOffset = min(p.rep.LogStartOffset, leo)
 	if c, ok := ld.recovery[p.tp]; ok && c.offset > leo {
-		p.add(ld.path(checkpoint.RecoveryPointFile), c.pos, KindRecoveryPointPastEnd, Error,
+		p.add(ld.path(checkpoint.RecoveryPointFile), c.pos, finding.KindRecoveryPointPastEnd, finding.Error,
 			"%s: recovery point %d is above the log end offset %d: records the broker had flushed are missing", p.tp, c.offset, leo)
 	}
 	if c, ok := ld.hw[p.tp]; ok && c.offset > leo {
-		p.add(ld.path(checkpoint.ReplicationOffsetFile), c.pos, KindHighWatermarkPastEnd, Warning,
+		p.add(ld.path(checkpoint.ReplicationOffsetFile), c.pos, finding.KindHighWatermarkPastEnd, finding.Warning,
 			"%s: high watermark %d is above the log end offset %d: committed records are missing (or the partition was truncated since)", p.tp, c.offset, leo)
 	}
 
@@ -408,7 +409,7 @@ func (v *verifier) partition(p *partition) error {
 	for ; p.nextSnap < len(p.snaps); p.nextSnap++ {
 		off := p.snaps[p.nextSnap]
 		if off > leo {
-			p.add(path.Join(p.dir, producer.SnapshotFileName(off)), -1, KindSnapshotPastEnd, Warning,
+			p.add(path.Join(p.dir, producer.SnapshotFileName(off)), -1, finding.KindSnapshotPastEnd, finding.Warning,
 				"snapshot at offset %d is above the log end offset %d; Kafka deletes it when it loads the log", off, leo)
 			continue
 		}
@@ -439,7 +440,7 @@ func (v *verifier) noSegments(p *partition, ld *logDirState, epochs []checkpoint
 	if len(refs) > 0 {
 		detail += ", although " + strings.Join(refs, ", ") + ": the segments are missing"
 	}
-	p.add(p.dir, -1, KindNoSegments, Warning, "%s", detail)
+	p.add(p.dir, -1, finding.KindNoSegments, finding.Warning, "%s", detail)
 }
 
 // segment reads one segment's .log and checks its indexes against it.
@@ -467,11 +468,11 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 		v.progress(start+e.Position+int64(e.Size()), false)
 		return nil
 	}
-	hurt := func(d damage) error {
+	hurt := func(d resync.Damage) error {
 		v.damage(p, logPath, d, last, clean)
 		return nil
 	}
-	if err := v.w.walk(f, size, logPath, entry, hurt); err != nil {
+	if err := v.w.Walk(f, size, logPath, entry, hurt); err != nil {
 		return fmt.Errorf("inspect: %s: %w", logPath, err)
 	}
 	v.done = start + size
@@ -484,9 +485,9 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 	}
 	for _, pb := range p.problems[nProblems:] {
 		switch pb.Level {
-		case Error:
+		case finding.Error:
 			sr.Errors++
-		case Warning:
+		case finding.Warning:
 			sr.Warnings++
 		}
 	}
@@ -544,7 +545,7 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 		recErr = v.lit.Err()
 	}
 	if recErr != nil {
-		p.add(file, e.Position, KindLogInvalidRecords, Error,
+		p.add(file, e.Position, finding.KindLogInvalidRecords, finding.Error,
 			"entry at offsets %d..%d: its checksum verifies but its records do not decode: %v", sum.BaseOffset, sum.LastOffset, recErr)
 	} else {
 		sr.Records += records
@@ -552,7 +553,7 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 
 	// Offsets: within the segment, increasing, continuous.
 	if sum.BaseOffset < s.base || sum.LastOffset-s.base > math.MaxInt32 || sum.LastOffset < sum.BaseOffset {
-		p.add(file, e.Position, KindLogOffsetRange, Error,
+		p.add(file, e.Position, finding.KindLogOffsetRange, finding.Error,
 			"entry holds offsets %d..%d, outside the segment's range [%d, %d]: its indexes cannot address it (Kafka's recovery fails on it)", sum.BaseOffset, sum.LastOffset, s.base, s.base+math.MaxInt32)
 	}
 	damaged := p.damaged
@@ -570,14 +571,14 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 	if p.prevLast >= 0 {
 		switch {
 		case sum.BaseOffset <= p.prevLast:
-			p.add(file, e.Position, KindLogOffsetOrder, Error,
+			p.add(file, e.Position, finding.KindLogOffsetOrder, finding.Error,
 				"entry at offsets %d..%d does not follow offset %d (%s:%d): Kafka's recovery truncates here", sum.BaseOffset, sum.LastOffset, p.prevLast, p.prevFile, p.prevPos)
 		case sum.BaseOffset > p.prevLast+1 && damaged < 0:
-			level, why := Warning, "on a topic that is not compacted this means lost batches"
+			level, why := finding.Warning, "on a topic that is not compacted this means lost batches"
 			if p.rep.Compacted {
-				level, why = Info, "normal in a compacted partition"
+				level, why = finding.Info, "normal in a compacted partition"
 			}
-			p.add(file, e.Position, KindLogOffsetGap, level,
+			p.add(file, e.Position, finding.KindLogOffsetGap, level,
 				"%s missing before this entry (the previous entry ends at %d, %s:%d): %s", offsetsText(p.prevLast+1, sum.BaseOffset-1), p.prevLast, p.prevFile, p.prevPos, why)
 		}
 	}
@@ -636,22 +637,22 @@ func (v *verifier) replay(p *partition, b *record.Batch, file string, pos int64)
 		}
 	}
 	if err != nil {
-		p.add(file, pos, KindProducerState, Warning, "batch at offset %d (producer %d): %v", b.BaseOffset, b.ProducerID, err)
+		p.add(file, pos, finding.KindProducerState, finding.Warning, "batch at offset %d (producer %d): %v", b.BaseOffset, b.ProducerID, err)
 	}
 }
 
 // damage reports a region of a .log that holds no valid entry.
-func (v *verifier) damage(p *partition, file string, d damage, last, clean bool) {
+func (v *verifier) damage(p *partition, file string, d resync.Damage, last, clean bool) {
 	n := d.End - d.Start
 	if d.Resynced {
-		kind := KindLogCorrupt
+		kind := finding.KindLogCorrupt
 		if errors.Is(d.Err, format.ErrCRC) {
-			kind = KindLogCRC
+			kind = finding.KindLogCRC
 		}
 		var what string
 		switch {
 		case d.Err != nil:
-			what = describe(d.Err)
+			what = resync.Describe(d.Err)
 		case d.Zeros:
 			what = "zero bytes where an entry should start"
 		case d.ZeroRun >= record.HeaderSizeUpToMagic:
@@ -659,32 +660,32 @@ func (v *verifier) damage(p *partition, file string, d damage, last, clean bool)
 		default:
 			what = "bytes that are not an entry (a length that runs past the data, or garbage)"
 		}
-		p.add(file, d.Start, kind, Error,
+		p.add(file, d.Start, kind, finding.Error,
 			"%s; bytes %d..%d (%d bytes) hold no valid entry and a valid entry follows at %d: this is corruption, not a torn write. Kafka's recovery truncates the segment here and deletes every later segment; segviz salvage keeps what follows",
 			what, d.Start, d.End, n, d.End)
 		p.damaged = len(p.problems) - 1
 		return
 	}
 	if d.Err != nil {
-		kind := KindLogCorrupt
+		kind := finding.KindLogCorrupt
 		if errors.Is(d.Err, format.ErrCRC) {
-			kind = KindLogCRC
+			kind = finding.KindLogCRC
 		}
-		p.add(file, d.Start, kind, Error,
-			"%s; nothing valid follows in the last %d bytes (a torn write of the last entry, or damage): Kafka's recovery truncates the segment here", describe(d.Err), n)
+		p.add(file, d.Start, kind, finding.Error,
+			"%s; nothing valid follows in the last %d bytes (a torn write of the last entry, or resync.Damage): Kafka's recovery truncates the segment here", resync.Describe(d.Err), n)
 		return
 	}
-	level, why := Warning, "the active segment of a log directory without a clean-shutdown marker: Kafka's recovery cuts it"
+	level, why := finding.Warning, "the active segment of a log directory without a clean-shutdown marker: Kafka's recovery cuts it"
 	if !last {
-		level, why = Error, "a segment that is not the last one is complete once rolled: this is damage"
+		level, why = finding.Error, "a segment that is not the last one is complete once rolled: this is resync.Damage"
 	} else if clean {
-		level, why = Error, "the log directory has a clean-shutdown marker, so Kafka skips recovery and would append after these bytes"
+		level, why = finding.Error, "the log directory has a clean-shutdown marker, so Kafka skips recovery and would append after these bytes"
 	}
 	if d.Zeros {
-		p.add(file, d.Start, KindLogZeroTail, level, "%d zero bytes at the end of the file (preallocation, or a crash after the file grew); %s", n, why)
+		p.add(file, d.Start, finding.KindLogZeroTail, level, "%d zero bytes at the end of the file (preallocation, or a crash after the file grew); %s", n, why)
 		return
 	}
-	p.add(file, d.Start, KindLogTornTail, level, "%d bytes at the end of the file are a partial entry (a torn write); %s", n, why)
+	p.add(file, d.Start, finding.KindLogTornTail, level, "%d bytes at the end of the file are a partial entry (a torn write); %s", n, why)
 }
 
 // progress reports progress at most once per MiB, or when forced.
@@ -713,7 +714,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 	txOK := v.sizeCheck(p, txPath, s.txnIdx, s.log.Size(), index.AbortedTxnSize, last)
 	if s.index == nil {
 		if nonEmpty {
-			p.add(idxPath, -1, KindIndexMissing, Warning, "the segment has no offset index; Kafka rebuilds it (recovering the segment) when it loads the log%s", activeNote(last))
+			p.add(idxPath, -1, finding.KindIndexMissing, finding.Warning, "the segment has no offset index; Kafka rebuilds it (recovering the segment) when it loads the log%s", activeNote(last))
 		}
 	} else if idxOK {
 		x, err := index.OpenOffsetIndex(v.fsys, idxPath, s.base, index.OpenOptions{})
@@ -721,7 +722,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			return err
 		}
 		if err := x.SanityCheck(); err != nil {
-			p.add(idxPath, corruptionOffset(err, -1), finding.KindSanity, Error, "%s", describe(err))
+			p.add(idxPath, resync.CorruptionOffset(err, -1), finding.KindSanity, finding.Error, "%s", resync.Describe(err))
 		}
 		if pp := verify.Padding(idxPath, index.EntrySize, x.Padding(), last); pp != nil {
 			p.problems = append(p.problems, *pp)
@@ -732,7 +733,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 
 	if s.timeIndex == nil {
 		if nonEmpty {
-			p.add(tiPath, -1, KindIndexMissing, Warning, "the segment has no time index; Kafka rebuilds it when it recovers the segment%s", activeNote(last))
+			p.add(tiPath, -1, finding.KindIndexMissing, finding.Warning, "the segment has no time index; Kafka rebuilds it when it recovers the segment%s", activeNote(last))
 		}
 	} else if tiOK {
 		x, err := timeindex.OpenTimeIndex(v.fsys, tiPath, s.base, index.OpenOptions{})
@@ -741,15 +742,15 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 		}
 		pad := x.Padding()
 		if err := x.SanityCheck(); err != nil {
-			level, note := Error, ""
+			level, note := finding.Error, ""
 			if last && paddingOnly(x, pad) {
 				// kill -9 of a writer leaves the active segment's index
 				// preallocated: its zero entries end below its first
 				// timestamp. Kafka's load finds that (CorruptIndexException)
 				// and rebuilds the index, as it does for a torn tail.
-				level, note = Warning, "; the active segment's preallocated padding, left by a crash: Kafka rebuilds this index when it loads the log"
+				level, note = finding.Warning, "; the active segment's preallocated padding, left by a crash: Kafka rebuilds this index when it loads the log"
 			}
-			p.add(tiPath, corruptionOffset(err, -1), finding.KindSanity, level, "%s%s", describe(err), note)
+			p.add(tiPath, resync.CorruptionOffset(err, -1), finding.KindSanity, level, "%s%s", resync.Describe(err), note)
 		}
 		if pp := verify.Padding(tiPath, timeindex.EntrySize, pad, last); pp != nil {
 			p.problems = append(p.problems, *pp)
@@ -761,7 +762,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 				lastTs = x.Entry(pad.ValidEntries - 1).Timestamp
 			}
 			if lastTs < p.segMaxTs {
-				p.add(tiPath, int64(pad.ValidEntries)*timeindex.EntrySize, KindTimeIndexNoFinal, Warning,
+				p.add(tiPath, int64(pad.ValidEntries)*timeindex.EntrySize, finding.KindTimeIndexNoFinal, finding.Warning,
 					"the last entry's timestamp is %d but the segment's largest is %d: retention judges the segment by the older one (the entry a roll writes is missing)", lastTs, p.segMaxTs)
 			}
 		}
@@ -776,7 +777,7 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 			if !errors.As(err, &ce) {
 				return err
 			}
-			p.add(txPath, ce.Offset, finding.KindSanity, Error, "%s", describe(err))
+			p.add(txPath, ce.Offset, finding.KindSanity, finding.Error, "%s", resync.Describe(err))
 		} else {
 			p.problems = append(p.problems, verify.TxnIndex(x, entries)...)
 			txns = x.All()
@@ -789,17 +790,17 @@ func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySu
 		}
 		i := sort.Search(len(txns), func(i int) bool { return txns[i].LastOffset >= a.txn.LastOffset })
 		if i == len(txns) || txns[i].LastOffset != a.txn.LastOffset || txns[i].ProducerID != a.txn.ProducerID {
-			p.add(txPath, int64(i)*index.AbortedTxnSize, KindTxnMissingAbort, Error,
+			p.add(txPath, int64(i)*index.AbortedTxnSize, finding.KindTxnMissingAbort, finding.Error,
 				"no entry for the transaction of producer %d aborted by the marker at offset %d (%s:%d): read_committed consumers would return its records; expected %v",
 				a.txn.ProducerID, a.txn.LastOffset, a.file, a.pos, a.txn)
 			continue
 		}
 		if t := txns[i]; t.FirstOffset != a.txn.FirstOffset || t.LastStableOffset != a.txn.LastStableOffset {
-			level := Error
+			level := finding.Error
 			if !p.full {
-				level = Warning
+				level = finding.Warning
 			}
-			p.add(txPath, int64(i)*index.AbortedTxnSize, KindTxnMismatch, level,
+			p.add(txPath, int64(i)*index.AbortedTxnSize, finding.KindTxnMismatch, level,
 				"%v, but replaying the log gives first offset %d and last stable offset %d%s", t, a.txn.FirstOffset, a.txn.LastStableOffset, partialNote(p.full))
 		}
 	}
@@ -817,11 +818,11 @@ func (v *verifier) sizeCheck(p *partition, file string, fi fs.FileInfo, logSize 
 	if why == "" {
 		return true
 	}
-	level := Warning
+	level := finding.Warning
 	if fi.Size() > math.MaxInt32 {
-		level = Error
+		level = finding.Error
 	}
-	p.add(file, -1, KindIndexTooLarge, level, "%s; not read: Kafka rebuilds it when it recovers the segment, and so does segviz recover", why)
+	p.add(file, -1, finding.KindIndexTooLarge, level, "%s; not read: Kafka rebuilds it when it recovers the segment, and so does segviz recover", why)
 	return false
 }
 
@@ -849,31 +850,12 @@ func partialNote(full bool) string {
 	return " (the log does not reach back to offset 0, so the replay may lack earlier history)"
 }
 
-// describe formats err for a Problem's detail, whose File and Position
-// already say where: a CorruptionError without its path.
-func describe(err error) string {
-	var ce *format.CorruptionError
-	if errors.As(err, &ce) {
-		return fmt.Sprintf("byte %d: %v", ce.Offset, ce.Err)
-	}
-	return err.Error()
-}
-
 // offsetsText names the offsets first..last.
 func offsetsText(first, last int64) string {
 	if first == last {
 		return fmt.Sprintf("offset %d", first)
 	}
 	return fmt.Sprintf("offsets %d..%d", first, last)
-}
-
-// corruptionOffset returns the Offset of err's CorruptionError, or def.
-func corruptionOffset(err error, def int64) int64 {
-	var ce *format.CorruptionError
-	if errors.As(err, &ce) {
-		return ce.Offset
-	}
-	return def
 }
 
 // timestampWarnings adds retention.TimestampWarnings for the partition's
@@ -955,7 +937,7 @@ func (v *verifier) logDir(dir string, p *partition) (*logDirState, error) {
 		}
 		entries, err := checkpoint.ParseOffsets(b)
 		if err != nil {
-			p.add(path.Join(dir, name), corruptionOffset(err, 0), KindCheckpointCorrupt, Error, "%s (Kafka falls back to recovering every partition from scratch)", describe(err))
+			p.add(path.Join(dir, name), resync.CorruptionOffset(err, 0), finding.KindCheckpointCorrupt, finding.Error, "%s (Kafka falls back to recovering every partition from scratch)", resync.Describe(err))
 			return nil, nil
 		}
 		lines := lineStarts(b)
@@ -1007,5 +989,5 @@ func (v *verifier) partitionMetadata(p *partition) {
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	p.add(path.Join(p.dir, checkpoint.PartitionMetadataFile), corruptionOffset(err, -1), KindPartitionMetadata, Error, "%s (Kafka fails to load the partition)", describe(err))
+	p.add(path.Join(p.dir, checkpoint.PartitionMetadataFile), resync.CorruptionOffset(err, -1), finding.KindPartitionMetadata, finding.Error, "%s (Kafka fails to load the partition)", resync.Describe(err))
 }

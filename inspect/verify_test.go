@@ -85,36 +85,36 @@ func TestVerifyLogDamage(t *testing.T) {
 		name  string
 		edit  func(b []byte, pos, size []int) []byte
 		kind  string
-		level inspect.Level
+		level finding.Level
 		// at returns the expected position from the batch positions.
 		at func(pos, size []int, n int) int64
 	}{
 		{"crc_mid_file", func(b []byte, pos, size []int) []byte {
 			b[pos[1]+record.RecordsOffset+5] ^= 0x40
 			return b
-		}, inspect.KindLogCRC, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
+		}, finding.KindLogCRC, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
 		{"zero_block_mid_file", func(b []byte, pos, size []int) []byte {
 			clear(b[pos[1] : pos[1]+200])
 			return b
-		}, inspect.KindLogCorrupt, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
+		}, finding.KindLogCorrupt, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
 		{"garbage_length_mid_file", func(b []byte, pos, size []int) []byte {
 			format.PutInt32(b[pos[1]+record.LengthOffset:], 1<<30)
 			return b
-		}, inspect.KindLogCorrupt, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
+		}, finding.KindLogCorrupt, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
 		{"bad_magic", func(b []byte, pos, size []int) []byte {
 			b[pos[1]+record.MagicOffset] = 7
 			return b
-		}, inspect.KindLogCorrupt, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
+		}, finding.KindLogCorrupt, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
 		{"crc_last_batch", func(b []byte, pos, size []int) []byte {
 			b[len(b)-3] ^= 1
 			return b
-		}, inspect.KindLogCRC, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[len(pos)-1]) }},
+		}, finding.KindLogCRC, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[len(pos)-1]) }},
 		{"torn_tail", func(b []byte, pos, size []int) []byte {
 			return b[:len(b)-10]
-		}, inspect.KindLogTornTail, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[len(pos)-1]) }},
+		}, finding.KindLogTornTail, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[len(pos)-1]) }},
 		{"zero_tail", func(b []byte, pos, size []int) []byte {
 			return append(b, make([]byte, 4096)...)
-		}, inspect.KindLogZeroTail, inspect.Error, func(pos, size []int, n int) int64 { return int64(n) }},
+		}, finding.KindLogZeroTail, finding.Error, func(pos, size []int, n int) int64 { return int64(n) }},
 		{"invalid_records_valid_crc", func(b []byte, pos, size []int) []byte {
 			// Declare one record more than the batch holds, and fix the CRC.
 			raw := b[pos[1] : pos[1]+size[1]]
@@ -122,12 +122,12 @@ func TestVerifyLogDamage(t *testing.T) {
 			format.PutInt32(raw[record.LastOffsetDeltaOffset:], format.Int32(raw[record.LastOffsetDeltaOffset:])+1)
 			format.PutUint32(raw[record.CRCOffset:], format.CRC32C(raw[record.AttributesOffset:]))
 			return b
-		}, inspect.KindLogInvalidRecords, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
+		}, finding.KindLogInvalidRecords, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[1]) }},
 		{"offsets_backwards", func(b []byte, pos, size []int) []byte {
 			raw := b[pos[2] : pos[2]+size[2]]
 			format.PutInt64(raw, 1) // batch 2 claims offset 1, inside batch 0
 			return b
-		}, inspect.KindLogOffsetOrder, inspect.Error, func(pos, size []int, n int) int64 { return int64(pos[2]) }},
+		}, finding.KindLogOffsetOrder, finding.Error, func(pos, size []int, n int) int64 { return int64(pos[2]) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestVerifyTornTailActive(t *testing.T) {
 	}
 	f.edit(t, seg0+".log", func(b []byte) []byte { return b[:len(b)-10] })
 	rep := f.verify(t)
-	if p := find(t, rep, inspect.KindLogTornTail); p.Level != inspect.Warning {
+	if p := find(t, rep, finding.KindLogTornTail); p.Level != finding.Warning {
 		t.Errorf("got %s, want a warning", p)
 	}
 	// The index and time index still point at the cut batch: errors, as a
@@ -188,7 +188,7 @@ func TestVerifyAllDamageReported(t *testing.T) {
 	rep := f.verify(t)
 	var at []int64
 	for _, p := range rep.Problems {
-		if p.Kind == inspect.KindLogCRC {
+		if p.Kind == finding.KindLogCRC {
 			at = append(at, p.Position)
 		}
 	}
@@ -198,7 +198,7 @@ func TestVerifyAllDamageReported(t *testing.T) {
 	if rep.Batches != 7 || rep.Records != 70 {
 		t.Errorf("batches %d records %d, want 7 and 70", rep.Batches, rep.Records)
 	}
-	if p := find(t, rep, inspect.KindLogCRC); !strings.Contains(p.Detail, "offsets 20..29") {
+	if p := find(t, rep, finding.KindLogCRC); !strings.Contains(p.Detail, "offsets 20..29") {
 		t.Errorf("the detail does not name the lost offsets: %s", p)
 	}
 }
@@ -224,14 +224,14 @@ func TestVerifyOffsetGap(t *testing.T) {
 	}
 	f := build(t)
 	rep := f.verify(t)
-	if p := find(t, rep, inspect.KindLogOffsetGap); p.Level != inspect.Warning || !strings.Contains(p.Detail, "offsets 20..24") {
+	if p := find(t, rep, finding.KindLogOffsetGap); p.Level != finding.Warning || !strings.Contains(p.Detail, "offsets 20..24") {
 		t.Errorf("got %s", p)
 	}
 	rep, err := inspect.Verify(f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli(), Compacted: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := find(t, rep, inspect.KindLogOffsetGap); p.Level != inspect.Info {
+	if p := find(t, rep, finding.KindLogOffsetGap); p.Level != finding.Info {
 		t.Errorf("compacted: got %s", p)
 	}
 	if !rep.OK {
@@ -246,7 +246,7 @@ func TestVerifyIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindIndexMissing); p.Level != inspect.Warning || p.File != f.path(seg0+".index") || p.Position != -1 {
+		if p := find(t, rep, finding.KindIndexMissing); p.Level != finding.Warning || p.File != f.path(seg0+".index") || p.Position != -1 {
 			t.Errorf("got %s", p)
 		}
 		if !rep.OK {
@@ -262,7 +262,7 @@ func TestVerifyIndexes(t *testing.T) {
 			return b
 		})
 		rep := f.verify(t)
-		if p := find(t, rep, finding.KindIndexNotBatchBoundary); p.Level != inspect.Error || p.File != f.path(seg0+".index") || p.Position != 0 {
+		if p := find(t, rep, finding.KindIndexNotBatchBoundary); p.Level != finding.Error || p.File != f.path(seg0+".index") || p.Position != 0 {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -270,7 +270,7 @@ func TestVerifyIndexes(t *testing.T) {
 		f := threeSegments(t)
 		f.edit(t, seg0+".timeindex", func(b []byte) []byte { return append(b, make([]byte, 120)...) })
 		rep := f.verify(t)
-		if p := find(t, rep, finding.KindZeroPadding); p.Level != inspect.Warning || !strings.Contains(p.Detail, "not the last") {
+		if p := find(t, rep, finding.KindZeroPadding); p.Level != finding.Warning || !strings.Contains(p.Detail, "not the last") {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -278,7 +278,7 @@ func TestVerifyIndexes(t *testing.T) {
 		f := threeSegments(t)
 		f.edit(t, seg0+".timeindex", func(b []byte) []byte { return b[:len(b)-12] })
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindTimeIndexNoFinal); p.Level != inspect.Warning {
+		if p := find(t, rep, finding.KindTimeIndexNoFinal); p.Level != finding.Warning {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -286,7 +286,7 @@ func TestVerifyIndexes(t *testing.T) {
 		f := threeSegments(t)
 		f.edit(t, seg0+".index", func(b []byte) []byte { return append(b, 1, 2, 3) })
 		rep := f.verify(t)
-		if p := find(t, rep, finding.KindSanity); p.Level != inspect.Error {
+		if p := find(t, rep, finding.KindSanity); p.Level != finding.Error {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -341,7 +341,7 @@ func TestVerifyTxnIndex(t *testing.T) {
 		}
 		defer f.write(t, f.path(txn), orig)
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindTxnMissingAbort); p.Level != inspect.Error || !strings.Contains(p.Detail, "producer 7") {
+		if p := find(t, rep, finding.KindTxnMissingAbort); p.Level != finding.Error || !strings.Contains(p.Detail, "producer 7") {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -352,7 +352,7 @@ func TestVerifyTxnIndex(t *testing.T) {
 		})
 		defer f.write(t, f.path(txn), orig)
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindTxnMismatch); p.Level != inspect.Error || p.Position != 0 {
+		if p := find(t, rep, finding.KindTxnMismatch); p.Level != finding.Error || p.Position != 0 {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -364,7 +364,7 @@ func TestVerifyTxnIndex(t *testing.T) {
 		defer f.write(t, f.path(txn), orig)
 		rep := f.verify(t)
 		find(t, rep, finding.KindTxnNoAbort)
-		find(t, rep, inspect.KindTxnMissingAbort)
+		find(t, rep, finding.KindTxnMissingAbort)
 	})
 }
 
@@ -400,17 +400,17 @@ func TestVerifySnapshots(t *testing.T) {
 		kind string
 		pos  int64
 	}{
-		{"crc", func() []byte { b := slicesClone(orig); b[len(b)-1] ^= 1; return b }, inspect.KindSnapshotCRC, 2},
-		{"short", func() []byte { return orig[:20] }, inspect.KindSnapshotCorrupt, -2},
+		{"crc", func() []byte { b := slicesClone(orig); b[len(b)-1] ^= 1; return b }, finding.KindSnapshotCRC, 2},
+		{"short", func() []byte { return orig[:20] }, finding.KindSnapshotCorrupt, -2},
 		{"mismatch", func() []byte {
 			e := slicesClone(entries)
 			e[0].LastSequence = 99
 			return producer.AppendSnapshot(nil, e)
-		}, inspect.KindSnapshotMismatch, producer.SnapshotHeaderSize},
+		}, finding.KindSnapshotMismatch, producer.SnapshotHeaderSize},
 		{"unknown_producer", func() []byte {
 			e := append(slicesClone(entries), producer.Entry{ProducerID: 43, Epoch: 0, LastSequence: 0, LastOffset: 1, Timestamp: 5, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1})
 			return producer.AppendSnapshot(nil, e)
-		}, inspect.KindSnapshotMismatch, producer.SnapshotHeaderSize + producer.EntrySize},
+		}, finding.KindSnapshotMismatch, producer.SnapshotHeaderSize + producer.EntrySize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -418,7 +418,7 @@ func TestVerifySnapshots(t *testing.T) {
 			defer f.write(t, f.path(snap), orig)
 			rep := f.verify(t)
 			p := find(t, rep, tt.kind)
-			if p.Level != inspect.Error || p.File != f.path(snap) || tt.pos != -2 && p.Position != tt.pos {
+			if p.Level != finding.Error || p.File != f.path(snap) || tt.pos != -2 && p.Position != tt.pos {
 				t.Errorf("got %s", p)
 			}
 		})
@@ -427,7 +427,7 @@ func TestVerifySnapshots(t *testing.T) {
 		f.write(t, f.path(snap), producer.AppendSnapshot(nil, nil))
 		defer f.write(t, f.path(snap), orig)
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindSnapshotProducerAbsent); p.Level != inspect.Info {
+		if p := find(t, rep, finding.KindSnapshotProducerAbsent); p.Level != finding.Info {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -436,7 +436,7 @@ func TestVerifySnapshots(t *testing.T) {
 		f.write(t, f.path(name), orig)
 		defer f.fs.Remove(f.path(name))
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindSnapshotPastEnd); p.Level != inspect.Warning {
+		if p := find(t, rep, finding.KindSnapshotPastEnd); p.Level != finding.Warning {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -458,15 +458,15 @@ func TestVerifyLeaderEpochs(t *testing.T) {
 		name    string
 		content string
 		kind    string
-		level   inspect.Level
+		level   finding.Level
 		pos     int64
 	}{
-		{"wrong_start", "0\n2\n1 0\n4 12\n", inspect.KindEpochMismatch, inspect.Error, 8},
-		{"missing_epoch", "0\n1\n1 0\n", inspect.KindEpochMismatch, inspect.Error, 4},
-		{"order", "0\n3\n1 0\n4 10\n2 15\n", inspect.KindEpochOrder, inspect.Error, 13},
-		{"past_end", "0\n3\n1 0\n4 10\n5 30\n", inspect.KindEpochMismatch, inspect.Error, 13},
-		{"corrupt", "0\n2\n1 0\n", inspect.KindEpochCorrupt, inspect.Error, -2},
-		{"empty", "0\n0\n", inspect.KindEpochMissing, inspect.Warning, -1},
+		{"wrong_start", "0\n2\n1 0\n4 12\n", finding.KindEpochMismatch, finding.Error, 8},
+		{"missing_epoch", "0\n1\n1 0\n", finding.KindEpochMismatch, finding.Error, 4},
+		{"order", "0\n3\n1 0\n4 10\n2 15\n", finding.KindEpochOrder, finding.Error, 13},
+		{"past_end", "0\n3\n1 0\n4 10\n5 30\n", finding.KindEpochMismatch, finding.Error, 13},
+		{"corrupt", "0\n2\n1 0\n", finding.KindEpochCorrupt, finding.Error, -2},
+		{"empty", "0\n0\n", finding.KindEpochMissing, finding.Warning, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -485,7 +485,7 @@ func TestVerifyLeaderEpochs(t *testing.T) {
 		}
 		defer f.write(t, f.path(file), orig)
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindEpochMissing); p.Level != inspect.Warning {
+		if p := find(t, rep, finding.KindEpochMissing); p.Level != finding.Warning {
 			t.Errorf("got %s", p)
 		}
 	})
@@ -502,12 +502,12 @@ func TestVerifyCheckpoints(t *testing.T) {
 	tests := []struct {
 		name, file, content string
 		kind                string
-		level               inspect.Level
+		level               finding.Level
 	}{
-		{"recovery_point_past_end", checkpoint.RecoveryPointFile, "0\n1\nt 0 71\n", inspect.KindRecoveryPointPastEnd, inspect.Error},
-		{"log_start_past_end", checkpoint.LogStartOffsetFile, "0\n1\nt 0 80\n", inspect.KindLogStartPastEnd, inspect.Error},
-		{"high_watermark_past_end", checkpoint.ReplicationOffsetFile, "0\n2\nu 0 1000\nt 0 75\n", inspect.KindHighWatermarkPastEnd, inspect.Warning},
-		{"corrupt", checkpoint.RecoveryPointFile, "0\n2\nt 0 5\n", inspect.KindCheckpointCorrupt, inspect.Error},
+		{"recovery_point_past_end", checkpoint.RecoveryPointFile, "0\n1\nt 0 71\n", finding.KindRecoveryPointPastEnd, finding.Error},
+		{"log_start_past_end", checkpoint.LogStartOffsetFile, "0\n1\nt 0 80\n", finding.KindLogStartPastEnd, finding.Error},
+		{"high_watermark_past_end", checkpoint.ReplicationOffsetFile, "0\n2\nu 0 1000\nt 0 75\n", finding.KindHighWatermarkPastEnd, finding.Warning},
+		{"corrupt", checkpoint.RecoveryPointFile, "0\n2\nt 0 5\n", finding.KindCheckpointCorrupt, finding.Error},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -537,10 +537,10 @@ func TestVerifyCheckpoints(t *testing.T) {
 			}
 		}
 		rep := f.verify(t)
-		if p := find(t, rep, inspect.KindLogStartBelowSegments); p.Level != inspect.Warning {
+		if p := find(t, rep, finding.KindLogStartBelowSegments); p.Level != finding.Warning {
 			t.Errorf("got %s", p)
 		}
-		if p := find(t, rep, inspect.KindLeftoverFile); p.Level != inspect.Warning {
+		if p := find(t, rep, finding.KindLeftoverFile); p.Level != finding.Warning {
 			t.Errorf("got %s", p)
 		}
 		if got := rep.Partitions[0].LogStartOffset; got != second {
@@ -554,10 +554,10 @@ func TestVerifyPartitionMetadataAndOrphans(t *testing.T) {
 	f.write(t, f.path(checkpoint.PartitionMetadataFile), []byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n"))
 	f.write(t, f.path("00000000000000000999.index"), make([]byte, 8))
 	rep := f.verify(t)
-	if p := find(t, rep, inspect.KindPartitionMetadata); p.Level != inspect.Error {
+	if p := find(t, rep, finding.KindPartitionMetadata); p.Level != finding.Error {
 		t.Errorf("got %s", p)
 	}
-	if p := find(t, rep, inspect.KindOrphanFile); p.Level != inspect.Warning || !strings.HasSuffix(p.File, "999.index") {
+	if p := find(t, rep, finding.KindOrphanFile); p.Level != finding.Warning || !strings.HasSuffix(p.File, "999.index") {
 		t.Errorf("got %s", p)
 	}
 }
@@ -578,7 +578,7 @@ func TestVerifyTimestamps(t *testing.T) {
 	}
 	f.close(t)
 	rep := f.verify(t)
-	if p := find(t, rep, inspect.KindFarPastTimestamp); p.Level != inspect.Warning || !rep.OK {
+	if p := find(t, rep, finding.KindFarPastTimestamp); p.Level != finding.Warning || !rep.OK {
 		t.Errorf("got %s (OK %v)", p, rep.OK)
 	}
 	// With retention.ms of 60 days they are not at risk.
@@ -599,7 +599,7 @@ func TestVerifyTimestamps(t *testing.T) {
 	g.clock.t = t0
 	g.close(t)
 	rep = g.verify(t)
-	if p := find(t, rep, inspect.KindFutureTimestamp); p.Level != inspect.Warning {
+	if p := find(t, rep, finding.KindFutureTimestamp); p.Level != finding.Warning {
 		t.Errorf("got %s", p)
 	}
 }

@@ -202,7 +202,7 @@ func (l *Log) appendLocked(records []byte, info segment.AppendInfo, now int64) (
 		h, _ := record.PeekBatchHeader(rest)
 		b := record.Batch{BatchHeader: h, Raw: rest[:size:size]}
 		count += int64(h.RecordCount)
-		aborted, err := l.observeBatch(l.producers, &b)
+		aborted, err := l.observeBatch(l.producers, &b, active.LogPath(), -1)
 		if err != nil {
 			return rolled, l.fail(err)
 		}

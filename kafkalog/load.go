@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/segkit/segkit/finding"
+
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
@@ -40,9 +42,11 @@ type LoadReport struct {
 	// Recovered lists the segments that were recovered and what recovery
 	// cut from each.
 	Recovered []RecoveredSegment
-	// Problems lists what could not be trusted but did not stop loading:
-	// an unreadable checkpoint, a corrupt snapshot.
-	Problems []string
+	// Problems lists what could not be trusted but did not stop loading
+	// (an unreadable checkpoint, a corrupt snapshot, a batch the producer
+	// state refused), each a finding.Warning naming the file and, where
+	// it is about one batch, the batch's byte position.
+	Problems []finding.Problem
 }
 
 // RecoveredSegment is the outcome of recovering one segment.
@@ -134,7 +138,7 @@ func (l *Log) loadAll() error {
 	// Per-log-dir state: the clean-shutdown marker and the checkpoints.
 	clean, _, err := checkpoint.ReadCleanShutdown(l.fsys, l.parentDir())
 	if err != nil {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("clean-shutdown marker: %v (treated as unclean)", err))
+		l.loadProblem(path.Join(l.parentDir(), checkpoint.CleanShutdownFile), -1, finding.KindCheckpointCorrupt, "%v (treated as unclean)", err)
 		clean = false
 	}
 	l.load.CleanShutdown = clean
@@ -142,7 +146,7 @@ func (l *Log) loadAll() error {
 	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), checkpoint.RecoveryPointFile)); err == nil {
 		recoveryPoint = m[l.tp]
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (recovering from 0)", checkpoint.RecoveryPointFile, err))
+		l.loadProblem(path.Join(l.parentDir(), checkpoint.RecoveryPointFile), -1, finding.KindCheckpointCorrupt, "%v (recovering from 0)", err)
 		clean = false
 	}
 	l.load.RecoveryPoint = recoveryPoint
@@ -167,13 +171,13 @@ func (l *Log) loadAll() error {
 	if m, err := checkpoint.ReadOffsets(l.fsys, path.Join(l.parentDir(), checkpoint.LogStartOffsetFile)); err == nil {
 		checkpointedStart = m[l.tp]
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v", checkpoint.LogStartOffsetFile, err))
+		l.loadProblem(path.Join(l.parentDir(), checkpoint.LogStartOffsetFile), -1, finding.KindCheckpointCorrupt, "%v (log start offset from the segments)", err)
 	}
 
 	epochPath := path.Join(l.dir, checkpoint.LeaderEpochFile)
 	epochs, err := checkpoint.LoadLeaderEpochCache(l.fsys, epochPath)
 	if err != nil {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("%s: %v (rebuilt from the batches)", checkpoint.LeaderEpochFile, err))
+		l.loadProblem(epochPath, -1, finding.KindEpochCorrupt, "%v (rebuilt from the batches)", err)
 		epochs = checkpoint.NewLeaderEpochCache()
 		clean = false // rebuild it by recovering
 		recoveryPoint = 0
@@ -517,7 +521,7 @@ func (l *Log) recoverSegmentResult(s *segment.Segment, why string, doomed []*seg
 		if e.Magic != record.MagicV2 {
 			return nil, nil
 		}
-		return l.observeBatch(ps, &e.Batch)
+		return l.observeBatch(ps, &e.Batch, s.LogPath(), e.Position)
 	}}
 	if !l.opt.TruncateCorrupt {
 		hooks.BeforeTruncate = func(c segment.Cut) error { return refuseUnprovenCut(c, doomed) }
@@ -548,13 +552,18 @@ func refuseUnprovenCut(c segment.Cut, doomed []*segment.Segment) error {
 	return &CorruptLogError{Path: c.Path, Position: c.ValidBytes, Size: c.Size, NextValid: c.NextValid, LaterSegments: later, Reason: c.Reason}
 }
 
+// loadProblem records what Open could not trust but loaded anyway.
+func (l *Log) loadProblem(file string, pos int64, kind, format string, args ...any) {
+	l.load.Problems = append(l.load.Problems, finding.Problem{File: file, Position: pos, Kind: kind, Level: finding.Warning, Detail: fmt.Sprintf(format, args...)})
+}
+
 // observeBatch feeds a v2 batch to the leader epoch cache and producer
 // state, and returns the aborted transaction it completes, if any.
-func (l *Log) observeBatch(ps *producer.State, b *record.Batch) ([]index.AbortedTxn, error) {
+func (l *Log) observeBatch(ps *producer.State, b *record.Batch, file string, pos int64) ([]index.AbortedTxn, error) {
 	if b.PartitionLeaderEpoch >= 0 {
 		if latest, ok := l.epochs.LatestEpoch(); !ok || b.PartitionLeaderEpoch > latest {
 			if changed, err := l.epochs.Assign(b.PartitionLeaderEpoch, b.BaseOffset); err != nil {
-				l.load.Problems = append(l.load.Problems, fmt.Sprintf("leader epoch %d at offset %d: %v", b.PartitionLeaderEpoch, b.BaseOffset, err))
+				l.loadProblem(file, pos, finding.KindEpochOrder, "leader epoch %d at offset %d: %v", b.PartitionLeaderEpoch, b.BaseOffset, err)
 			} else if changed {
 				l.epochsDirty = true
 			}
@@ -562,7 +571,7 @@ func (l *Log) observeBatch(ps *producer.State, b *record.Batch) ([]index.Aborted
 	}
 	aborted, err := updateProducers(ps, b, &l.it)
 	if err != nil {
-		l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state at offset %d: %v", b.BaseOffset, err))
+		l.loadProblem(file, pos, finding.KindProducerState, "batch at offset %d: %v", b.BaseOffset, err)
 	}
 	return aborted, nil
 }
@@ -665,7 +674,7 @@ func (l *Log) rebuildProducerState() (err error) {
 		entries, err := producer.ReadSnapshot(l.fsys, l.dir, snaps[i])
 		if err != nil {
 			// Kafka deletes a corrupt snapshot and tries the next older one.
-			l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer snapshot %d: %v (deleted)", snaps[i], err))
+			l.loadProblem(segment.Path(l.dir, snaps[i], segment.SnapshotSuffix), -1, finding.KindSnapshotCorrupt, "%v (deleted; the producer state is rebuilt from an older snapshot or the batches)", err)
 			if err := l.fsys.Remove(segment.Path(l.dir, snaps[i], segment.SnapshotSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
@@ -688,7 +697,7 @@ func (l *Log) rebuildProducerState() (err error) {
 				continue
 			}
 			if _, err := updateProducers(ps, &e.Batch, &l.it); err != nil {
-				l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state at offset %d: %v", e.BaseOffset(), err))
+				l.loadProblem(s.LogPath(), e.Position, finding.KindProducerState, "batch at offset %d: %v", e.BaseOffset(), err)
 			}
 		}
 		if err := rs.Err(); err != nil {
@@ -698,7 +707,7 @@ func (l *Log) rebuildProducerState() (err error) {
 			}
 			// Without recovery (a clean shutdown) the log may hold a bad
 			// batch; producer state stops there, and reads report it.
-			l.load.Problems = append(l.load.Problems, fmt.Sprintf("producer state rebuild stopped: %v", err))
+			l.loadProblem(ce.Path, ce.Offset, finding.KindProducerState, "producer state rebuild stopped: %v", ce.Err)
 			break
 		}
 	}

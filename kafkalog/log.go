@@ -52,7 +52,7 @@ type Options struct {
 	// TruncateCorrupt lets a writable Open truncate corruption, as
 	// Kafka's LogLoader does: a segment is cut at its first bad entry, and
 	// every later segment deleted, even when valid batches follow the
-	// damage. That is a repair, for repair tools (inspect.Recover, segviz
+	// damage. That is a repair, for repair tools (repair.Recover, segviz
 	// recover) and for tests that compare the engine's recovery with
 	// Kafka's. Without it, a writable Open cuts only what is proved torn —
 	// bytes in which no valid entry starts, at the end of the last

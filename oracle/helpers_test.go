@@ -22,12 +22,12 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
-	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/oracle"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
@@ -301,10 +301,10 @@ func groupFlags(args []string) []string {
 	return f
 }
 
-// segkitRecover runs segkit's recovery (inspect.Recover: Kafka's loader
+// segkitRecover runs segkit's recovery (repair.Recover: Kafka's loader
 // with every segment recovered) on dir in place and returns what it left.
-func segkitRecover(dir string, cfg *kafkalog.Config) (outcome, inspect.RecoverReport, error) {
-	rep, err := inspect.Recover(vfs.OS(), dir, inspect.RecoverOptions{Config: cfg})
+func segkitRecover(dir string, cfg *kafkalog.Config) (outcome, repair.RecoverReport, error) {
+	rep, err := repair.Recover(vfs.OS(), dir, repair.RecoverOptions{Config: cfg})
 	if err != nil {
 		return outcome{}, rep, err
 	}

@@ -32,7 +32,7 @@ type indexCase struct {
 //     Kafka's rebuild;
 //   - kafka-real, kafka-broker: the partitions of ../shared/kafka-real and
 //     testdata/kafka-broker, whose indexes are deleted in a copy and
-//     rebuilt by segkit's recovery (inspect.Recover), against Kafka's
+//     rebuilt by segkit's recovery (repair.Recover), against Kafka's
 //     rebuild.
 func TestIndexesMatchKafka(t *testing.T) {
 	oracle.Require(t)

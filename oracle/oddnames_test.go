@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/oracle"
 	"github.com/segkit/segkit/vfs"
@@ -31,26 +32,26 @@ func TestOddSegmentNamesAgreeWithKafka(t *testing.T) {
 	)
 	cases := []struct {
 		name   string
-		level  inspect.Level
+		level  finding.Level
 		kafka  string
 		offset int64 // of the segment Kafka opens, for newSeg and renamed
 	}{
-		{"000000000000000000001.log", inspect.Error, newSeg, 1},
-		{"1.log", inspect.Error, newSeg, 1},
-		{"9223372036854775807.log", inspect.Error, newSeg, 9223372036854775807},
-		{"-0000000001.log", inspect.Error, newSeg, -1},
-		{"99999999999999999999.log", inspect.Error, fails, 0},
-		{"abc.log", inspect.Error, fails, 0},
-		{".log", inspect.Error, fails, 0},
-		{"abc.index", inspect.Error, fails, 0},
-		{"abc.txnindex", inspect.Error, fails, 0},
-		{"abc.snapshot", inspect.Error, fails, 0},
-		{"abc.log.swap", inspect.Error, fails, 0},
-		{"1137.log.swap", inspect.Error, renamed, 1137},
-		{"000000000000000000001.index", inspect.Warning, deleted, 0},
-		{"1137.timeindex", inspect.Warning, deleted, 0},
-		{"1137.snapshot", inspect.Warning, loadedOK, 0},
-		{"abc.log.deleted", inspect.Warning, deleted, 0},
+		{"000000000000000000001.log", finding.Error, newSeg, 1},
+		{"1.log", finding.Error, newSeg, 1},
+		{"9223372036854775807.log", finding.Error, newSeg, 9223372036854775807},
+		{"-0000000001.log", finding.Error, newSeg, -1},
+		{"99999999999999999999.log", finding.Error, fails, 0},
+		{"abc.log", finding.Error, fails, 0},
+		{".log", finding.Error, fails, 0},
+		{"abc.index", finding.Error, fails, 0},
+		{"abc.txnindex", finding.Error, fails, 0},
+		{"abc.snapshot", finding.Error, fails, 0},
+		{"abc.log.swap", finding.Error, fails, 0},
+		{"1137.log.swap", finding.Error, renamed, 1137},
+		{"000000000000000000001.index", finding.Warning, deleted, 0},
+		{"1137.timeindex", finding.Warning, deleted, 0},
+		{"1137.snapshot", finding.Warning, loadedOK, 0},
+		{"abc.log.deleted", finding.Warning, deleted, 0},
 	}
 	tmp := t.TempDir()
 	var pairs []recoverPair
@@ -79,14 +80,14 @@ func TestOddSegmentNamesAgreeWithKafka(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var found *inspect.Problem
+			var found *finding.Problem
 			for j, p := range rep.Problems {
-				if p.Kind == inspect.KindSegmentName && filepath.Base(p.File) == c.name {
+				if p.Kind == finding.KindSegmentName && filepath.Base(p.File) == c.name {
 					found = &rep.Problems[j]
 				}
 			}
 			if found == nil {
-				t.Fatalf("segkit: no %s finding for %s:\n%v", inspect.KindSegmentName, c.name, rep.Problems)
+				t.Fatalf("segkit: no %s finding for %s:\n%v", finding.KindSegmentName, c.name, rep.Problems)
 			}
 			if found.Level != c.level || !strings.Contains(found.Detail, c.kafka) {
 				t.Errorf("segkit: %s, want level %s and a detail saying %q", found, c.level, c.kafka)
@@ -172,8 +173,8 @@ func TestTornNewestSnapshotAgreesWithKafka(t *testing.T) {
 	}
 	found := false
 	for _, p := range rep.Problems {
-		if p.Kind == inspect.KindSnapshotCorrupt && filepath.Base(p.File) == newest {
-			found = p.Level == inspect.Warning
+		if p.Kind == finding.KindSnapshotCorrupt && filepath.Base(p.File) == newest {
+			found = p.Level == finding.Warning
 		}
 	}
 	if !found || !rep.OK {
@@ -225,7 +226,7 @@ func TestActiveTimeIndexPaddingAgreesWithKafka(t *testing.T) {
 	sanity := false
 	for _, p := range rep.Problems {
 		if p.Kind == "sanity-check" && filepath.Base(p.File) == active {
-			sanity = p.Level == inspect.Warning
+			sanity = p.Level == finding.Warning
 		}
 	}
 	if !sanity || !rep.OK {

@@ -554,7 +554,7 @@ func cutAt(o outcome, file string, pos int64) bool {
 }
 
 // TestRecoveryMatchesKafka damages copies of real and segkit-written
-// partitions in seeded ways, recovers each with segkit (inspect.Recover)
+// partitions in seeded ways, recovers each with segkit (repair.Recover)
 // and with Kafka (UnifiedLog/LogLoader via oracle/kafka recover), and
 // requires the same log start and end offsets and the same segments with
 // the same sizes (the truncation point), except where a named expected

@@ -79,3 +79,15 @@ func ParseFileName(name string) (base int64, ext string, err error) {
 func Path(dir string, base int64, ext string) string {
 	return path.Join(dir, FileName(base, ext))
 }
+
+// SplitTempSuffix splits a segment file extension (as ParseFileName
+// returns it) into its kind (".log", ".index", ...) and its temporary
+// suffix (DeletedSuffix, CleanedSuffix, SwapSuffix), "" when it has none.
+func SplitTempSuffix(ext string) (kind, tmp string) {
+	for _, t := range []string{DeletedSuffix, CleanedSuffix, SwapSuffix} {
+		if k, ok := strings.CutSuffix(ext, t); ok {
+			return k, t
+		}
+	}
+	return ext, ""
+}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
-	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/internal/recordinput"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/vfs"
@@ -116,7 +116,7 @@ func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 	codecName := fs.String("compression", "none", "codec of the batches: none, gzip, snappy, lz4 or zstd")
 	batchRecords := fs.Int("batch-records", 100, "records per batch")
 	segmentBytes := fs.String(config.SegmentBytes, "", "segment.bytes: roll before a segment would exceed this size (default 1073741824; at least 14)")
-	syncBytes := fs.Int("sync-bytes", inspect.DefaultSyncBytes, "flush (fsync) the log after this many bytes of batches, and print the batches it made durable")
+	syncBytes := fs.Int("sync-bytes", recordinput.DefaultSyncBytes, "flush (fsync) the log after this many bytes of batches, and print the batches it made durable")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
 	}
@@ -168,17 +168,17 @@ func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 
-	// Each batch is printed once durable (inspect.AppendFrom calls OnBatch
+	// Each batch is printed once durable (recordinput.AppendFrom calls OnBatch
 	// after the flush that covers it), so that a caller reading the output
 	// knows what survives a crash.
 	nowMs := now().UnixMilli()
 	old := 0
 	enc := json.NewEncoder(stdout)
 	var encErr error
-	sum, err := inspect.AppendFrom(vfs.OS(), filepath.ToSlash(abs), stdin, inspect.AppendOptions{
+	sum, err := recordinput.AppendFrom(vfs.OS(), filepath.ToSlash(abs), stdin, recordinput.AppendOptions{
 		Codec: codec, BatchRecords: *batchRecords, Config: &cfg, Clock: clockFunc(now), SyncBytes: *syncBytes,
 		OnOpen: func(lr kafkalog.LoadReport) { printRemoved(stderr, "append", lr) },
-		OnRecord: func(r inspect.InputRecord) {
+		OnRecord: func(r recordinput.InputRecord) {
 			if nowMs-r.Timestamp <= 7*24*3600*1000 {
 				return
 			}
@@ -213,8 +213,8 @@ func appendFrom(stdin io.Reader, args []string, stdout, stderr io.Writer) int {
 // appendError reports err, and what was appended before it (sum): bad
 // input lines (exit 1: the batches before the first bad line's were
 // appended, nothing after) or a failure (exit 3).
-func appendError(err error, sum inspect.AppendSummary, stderr io.Writer) int {
-	var ie *inspect.InputError
+func appendError(err error, sum recordinput.AppendSummary, stderr io.Writer) int {
+	var ie *recordinput.InputError
 	if errors.As(err, &ie) {
 		for i, l := range ie.Lines {
 			if i == 20 {

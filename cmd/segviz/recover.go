@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -104,7 +106,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	target := src
-	var copied []inspect.Problem // findings of the copy (--out)
+	var copied []finding.Problem // findings of the copy (--out)
 	if *out != "" {
 		abs, err := filepath.Abs(*out)
 		if err != nil {
@@ -141,7 +143,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "segviz recover: recovering %s in place: the clean-shutdown marker of %s (if any) is set aside and put back after, the recovery point of the partition is reset to 0, and every segment is validated; bad tails are truncated and later segments deleted\n",
 			src, path.Dir(src))
 	}
-	rep, err := inspect.Recover(fsys, target, inspect.RecoverOptions{})
+	rep, err := repair.Recover(fsys, target, repair.RecoverOptions{})
 	if len(copied) > 0 {
 		rep.Findings = append(copied, rep.Findings...)
 	}
@@ -161,7 +163,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
+func printRecover(w io.Writer, rep repair.RecoverReport, src string) {
 	if rep.Dir == src {
 		fmt.Fprintf(w, "recovered %s in place\n", rep.Dir)
 	} else {
@@ -208,9 +210,6 @@ func printRecover(w io.Writer, rep inspect.RecoverReport, src string) {
 	for _, r := range rep.Replaced {
 		fmt.Fprintf(w, "replaced %s: the completed compaction's output took its place (not a truncation)\n", r)
 	}
-	for _, p := range rep.Problems {
-		fmt.Fprintf(w, "problem: %s\n", p)
-	}
 	fmt.Fprintf(w, "log end offset: %d before (counting batches past damage), %d after\n", rep.LogEndBefore, rep.LogEndAfter)
 	if !rep.Changed {
 		fmt.Fprintln(w, "result: the log was clean; nothing truncated or deleted")
@@ -224,17 +223,17 @@ var errNotEmpty = errors.New("output directory exists and is not empty")
 
 // copyPartition copies the files of partition directory src to a new
 // directory dst (which must not exist or be empty), keeping their
-// modification times, as inspect.CopyPartitionFiles does (links followed,
+// modification times, as repair.CopyPartitionFiles does (links followed,
 // indexes too large left out, special files refused), and copies src's log
 // start offset into dst's parent's log-start-offset-checkpoint. It returns
 // CopyPartitionFiles' findings.
-func copyPartition(fsys vfs.FS, src, dst string) ([]inspect.Problem, error) {
+func copyPartition(fsys vfs.FS, src, dst string) ([]finding.Problem, error) {
 	if infos, err := vfs.ReadDir(fsys, dst); err == nil && len(infos) > 0 {
 		return nil, fmt.Errorf("%s: %w", dst, errNotEmpty)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	findings, err := inspect.CopyPartitionFiles(fsys, src, dst)
+	findings, err := repair.CopyPartitionFiles(fsys, src, dst)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +296,7 @@ func copyCleanShutdown(fsys vfs.FS, src, dst string) error {
 // printFindings prints what recover or salvage found about the files of
 // the partition (links followed, indexes too large), one a line, as verify
 // prints its problems.
-func printFindings(w io.Writer, ps []inspect.Problem) {
+func printFindings(w io.Writer, ps []finding.Problem) {
 	for _, p := range ps {
 		fmt.Fprintf(w, "  %-7s %s: %s: %s\n", p.Level, p.File, p.Kind, p.Detail)
 	}

@@ -14,10 +14,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -152,7 +152,7 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 }
 
 // TestTwoWritersOnePartition: of two writers — the library's kafkalog.Open,
-// segviz append, segviz recover --in-place, inspect.Recover — the second
+// segviz append, segviz recover --in-place, repair.Recover — the second
 // fails before writing a byte, in every order, while the first holds the
 // partition; once it is done, the second succeeds.
 func TestTwoWritersOnePartition(t *testing.T) {
@@ -187,8 +187,8 @@ func TestTwoWritersOnePartition(t *testing.T) {
 		library,
 		cli("segviz append", records(5), "append", "--batch-records", "1"),
 		cli("segviz recover --in-place", "", "recover", "--in-place"),
-		{"inspect.Recover", func(t *testing.T, dir string) error {
-			_, err := inspect.Recover(vfs.OS(), filepath.ToSlash(dir), inspect.RecoverOptions{})
+		{"repair.Recover", func(t *testing.T, dir string) error {
+			_, err := repair.Recover(vfs.OS(), filepath.ToSlash(dir), repair.RecoverOptions{})
 			return err
 		}},
 	}

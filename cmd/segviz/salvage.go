@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -82,11 +82,11 @@ func runSalvage(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	m := newMeter(stderr, "salvage")
-	rep, err := inspect.Salvage(vfs.OS(), src, vfs.OS(), dst, inspect.SalvageOptions{Progress: m.update})
+	rep, err := repair.Salvage(vfs.OS(), src, vfs.OS(), dst, repair.SalvageOptions{Progress: m.update})
 	m.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz salvage: %v\n", err)
-		if errors.Is(err, inspect.ErrOutputExists) {
+		if errors.Is(err, repair.ErrOutputExists) {
 			return exitUsage
 		}
 		return exitFailure
@@ -100,7 +100,7 @@ func runSalvage(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func printSalvage(w io.Writer, rep inspect.SalvageReport) {
+func printSalvage(w io.Writer, rep repair.SalvageReport) {
 	fmt.Fprintf(w, "salvaged %s into %s\n", rep.Dir, rep.OutDir)
 	printFindings(w, rep.Findings)
 	for _, f := range rep.Files {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
@@ -184,7 +185,7 @@ func printVerify(w io.Writer, rep inspect.Report) {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(w, "\n%s: %s, %s, %s in %s (%s, %s, %s)\n", verdict,
-		plural(rep.Count(inspect.Error), "error"), plural(rep.Count(inspect.Warning), "warning"), plural(rep.Count(inspect.Info), "note"),
+		plural(rep.Count(finding.Error), "error"), plural(rep.Count(finding.Warning), "warning"), plural(rep.Count(finding.Info), "note"),
 		plural(len(rep.Partitions), "partition"), plural(rep.Segments, "segment"), plural(rep.Batches, "batch"), plural(rep.Records, "record"))
 }
 

@@ -210,7 +210,7 @@ func TestDamagedIsFound(t *testing.T) {
 	for _, p := range rep.Problems {
 		kinds[p.Kind] = true
 	}
-	for _, k := range []string{inspect.KindLogCRC, inspect.KindLogTornTail, finding.KindIndexNotBatchBoundary, finding.KindTimeOutOfOrder, finding.KindZeroPadding} {
+	for _, k := range []string{finding.KindLogCRC, finding.KindLogTornTail, finding.KindIndexNotBatchBoundary, finding.KindTimeOutOfOrder, finding.KindZeroPadding} {
 		if !kinds[k] {
 			t.Errorf("no %s in %v", k, kinds)
 		}

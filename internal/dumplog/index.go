@@ -104,12 +104,8 @@ type TxnIndexJSON struct {
 // Kind constants, or "log-corrupt" for a .log that could not be read to
 // its end; Level is "error", "warning" or "info".
 type ProblemJSON struct {
-	Type     string `json:"type"` // "problem"
-	File     string `json:"file"`
-	Position int64  `json:"position"`
-	Kind     string `json:"kind"`
-	Level    string `json:"level"`
-	Detail   string `json:"detail"`
+	Type string `json:"type"` // "problem"
+	finding.Problem
 }
 
 // SanityJSON is the JSON line printed by a sanity-check dump.
@@ -411,7 +407,7 @@ func (d *indexDump) problems(ps []finding.Problem) {
 			continue
 		}
 		if d.opt.JSON {
-			d.json(ProblemJSON{Type: "problem", File: p.File, Position: p.Position, Kind: p.Kind, Level: p.Level.String(), Detail: p.Detail})
+			d.json(ProblemJSON{Type: "problem", Problem: p})
 			continue
 		}
 		label := map[finding.Level]string{finding.Error: "Error", finding.Warning: "Warning", finding.Info: "Info"}[p.Level]

@@ -48,12 +48,8 @@ type IndexJSON struct {
 // ProblemJSON is one finding (finding.Problem's fields, with the entry's
 // slot when it is about an index entry).
 type ProblemJSON struct {
-	File     string `json:"file"`
-	Position int64  `json:"position"`
-	Kind     string `json:"kind"`
-	Level    string `json:"level"`
-	Detail   string `json:"detail"`
-	Entry    int    `json:"entry"`
+	finding.Problem
+	Entry int `json:"entry"`
 }
 
 func problemJSON(p finding.Problem, entrySize int) ProblemJSON {
@@ -61,7 +57,8 @@ func problemJSON(p finding.Problem, entrySize int) ProblemJSON {
 	if entrySize > 0 {
 		e = int(p.Position / int64(entrySize))
 	}
-	return ProblemJSON{File: path.Base(p.File), Position: p.Position, Kind: p.Kind, Level: p.Level.String(), Detail: p.Detail, Entry: e}
+	p.File = path.Base(p.File)
+	return ProblemJSON{Problem: p, Entry: e}
 }
 
 // Index returns the entries of the index p["kind"] (offset, time or txn) of

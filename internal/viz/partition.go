@@ -34,7 +34,7 @@ type PartitionJSON struct {
 	Segments     []SegmentJSON `json:"segments"`
 	Deleted      []DeletedJSON `json:"deleted"`
 	OtherFiles   []FileJSON    `json:"otherFiles"`
-	LoadProblems []string      `json:"loadProblems"`
+	LoadProblems []FindingJSON `json:"loadProblems"`
 	// Config holds the retention settings the what-if starts from: the
 	// topic's, or Kafka's defaults (a directory holds no topic config).
 	Config map[string]int64 `json:"config"`
@@ -100,8 +100,11 @@ func (s *Session) Partition(q Params) (*PartitionJSON, error) {
 		RecoveryPoint: load.RecoveryPoint, CleanShutdown: load.CleanShutdown,
 		Now: s.opt.Now().UnixMilli(), Bytes: st.Size(),
 		Segments: []SegmentJSON{}, Deleted: []DeletedJSON{}, OtherFiles: []FileJSON{},
-		LoadProblems: append([]string{}, load.Problems...),
+		LoadProblems: []FindingJSON{},
 		Config:       configJSON(p.cfg),
+	}
+	for _, pr := range load.Problems {
+		out.LoadProblems = append(out.LoadProblems, placeFinding(pr))
 	}
 	out.Topic, out.Partition = topicPartition(out.Name)
 	notes := s.opt.Notes[p.dir]
@@ -192,12 +195,8 @@ func configJSON(c config.Config) map[string]int64 {
 // tempSuffix reports whether a segment file extension carries a temporary
 // suffix (".log.deleted", ".index.swap", ...), and which.
 func tempSuffix(ext string) (string, bool) {
-	for _, s := range []string{segment.DeletedSuffix, segment.CleanedSuffix, segment.SwapSuffix} {
-		if strings.HasSuffix(ext, s) {
-			return s, true
-		}
-	}
-	return "", false
+	_, tmp := segment.SplitTempSuffix(ext)
+	return tmp, tmp != ""
 }
 
 func fileKind(name string) string {

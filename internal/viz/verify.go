@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog/config"
@@ -15,7 +16,7 @@ import (
 
 // MaxFindings bounds the findings one verify call returns (the counts
 // cover them all).
-var MaxFindings = 2000
+const MaxFindings = 2000
 
 // VerifyJSON is what verification (inspect.Verify, the engine of
 // `segviz verify`) found in a partition.
@@ -35,7 +36,7 @@ type VerifyJSON struct {
 	Truncated bool `json:"truncated"`
 }
 
-// FindingJSON is one finding (inspect.Problem) with where the page jumps
+// FindingJSON is one finding (finding.Problem) with where the page jumps
 // to show it.
 type FindingJSON struct {
 	ProblemJSON
@@ -129,7 +130,7 @@ func (s *Session) Verify(q Params) (*VerifyJSON, error) {
 		return nil, notFound(err)
 	}
 	out := &VerifyJSON{Dir: p.dir, OK: rep.OK, Segments: rep.Segments, Batches: rep.Batches, Records: rep.Records,
-		Errors: rep.Count(inspect.Error), Warnings: rep.Count(inspect.Warning), Infos: rep.Count(inspect.Info),
+		Errors: rep.Count(finding.Error), Warnings: rep.Count(finding.Warning), Infos: rep.Count(finding.Info),
 		PerSegment: []inspect.SegmentReport{}, Findings: []FindingJSON{}}
 	for _, pr := range rep.Partitions {
 		out.PerSegment = append(out.PerSegment, pr.Segments...)
@@ -144,12 +145,12 @@ func (s *Session) Verify(q Params) (*VerifyJSON, error) {
 	return out, nil
 }
 
-// placeFinding places an inspect.Problem: its segment, and the view that shows
+// placeFinding places an finding.Problem: its segment, and the view that shows
 // the bytes it is about.
-func placeFinding(pr inspect.Problem) FindingJSON {
+func placeFinding(pr finding.Problem) FindingJSON {
 	name := path.Base(pr.File)
-	f := FindingJSON{ProblemJSON: ProblemJSON{File: name, Position: pr.Position, Kind: pr.Kind, Level: pr.Level.String(), Detail: pr.Detail, Entry: -1},
-		Segment: -1, Target: "partition"}
+	pr.File = name
+	f := FindingJSON{ProblemJSON: ProblemJSON{Problem: pr, Entry: -1}, Segment: -1, Target: "partition"}
 	base, ext, err := segment.ParseFileName(name)
 	if err != nil {
 		return f
@@ -171,7 +172,7 @@ func placeFinding(pr inspect.Problem) FindingJSON {
 		f.Target, size = "txnindex", index.AbortedTxnSize
 	}
 	switch pr.Kind {
-	case inspect.KindFarPastTimestamp, inspect.KindFutureTimestamp, inspect.KindMtimeFallback, inspect.KindTimestampOrder:
+	case finding.KindFarPastTimestamp, finding.KindFutureTimestamp, finding.KindMtimeFallback, finding.KindTimestampOrder:
 		f.Target = "retention"
 	}
 	if size > 0 && pr.Position >= 0 {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/finding"
-	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/demo"
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/internal/realdata"
@@ -208,7 +207,7 @@ func TestDamagedScanAndVerify(t *testing.T) {
 		}
 	}
 	for k, target := range map[string]string{
-		inspect.KindLogCRC: "log", inspect.KindLogTornTail: "log", finding.KindIndexNotBatchBoundary: "index",
+		finding.KindLogCRC: "log", finding.KindLogTornTail: "log", finding.KindIndexNotBatchBoundary: "index",
 		finding.KindTimeOutOfOrder: "timeindex", finding.KindZeroPadding: "index",
 	} {
 		f, ok := kinds[k]
@@ -220,7 +219,7 @@ func TestDamagedScanAndVerify(t *testing.T) {
 			t.Errorf("%s: target %s, want %s", k, f.Target, target)
 		}
 	}
-	if f := kinds[inspect.KindLogCRC]; f.Segment != p.Segments[1].BaseOffset || f.Position <= 0 {
+	if f := kinds[finding.KindLogCRC]; f.Segment != p.Segments[1].BaseOffset || f.Position <= 0 {
 		t.Errorf("crc finding %+v", f)
 	}
 	if f := kinds[finding.KindTimeOutOfOrder]; f.Entry != 3 || f.Segment != 0 {
@@ -239,7 +238,7 @@ func TestDamagedScanAndVerify(t *testing.T) {
 	}
 	sc := call[ScanJSON](t, s, "scan", Params{"dir": demo.Damaged, "base": fmt.Sprint(p.Segments[1].BaseOffset)})
 	bad := slices.IndexFunc(sc.Rows.Flags, func(f int32) bool { return f&FlagCRCInvalid != 0 })
-	if bad != 10 || sc.Rows.Position[bad] != kinds[inspect.KindLogCRC].Position {
+	if bad != 10 || sc.Rows.Position[bad] != kinds[finding.KindLogCRC].Position {
 		t.Errorf("bad CRC at row %d, want 10 at the finding's position", bad)
 	}
 	// Its records still decode, with the error said.
@@ -259,11 +258,11 @@ func TestVerifyDemo(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, f := range v.Findings {
 		kinds[f.Kind] = true
-		if f.Level == "error" {
+		if f.Level == finding.Error {
 			t.Errorf("error in the demo: %+v", f)
 		}
 	}
-	if !kinds[inspect.KindLeftoverFile] || !kinds[inspect.KindFarPastTimestamp] {
+	if !kinds[finding.KindLeftoverFile] || !kinds[finding.KindFarPastTimestamp] {
 		t.Errorf("demo findings %v: want the .deleted leftover and the far-past backlog", kinds)
 	}
 	p := call[PartitionJSON](t, s, "partition", Params{"dir": demo.Partition})
@@ -349,7 +348,7 @@ func TestIndexEntries(t *testing.T) {
 			t.Errorf("%s: %+v", kind, x)
 		}
 		for _, pr := range x.Problems {
-			if pr.Level == "error" {
+			if pr.Level == finding.Error {
 				t.Errorf("%s: %+v", kind, pr)
 			}
 		}

@@ -373,7 +373,7 @@ class App {
     fact("records", "counting…", { id: "census", dataset: { done: "false" } });
     fact("now", fmtTime(this.now), { title: this.source?.demo ? "the demo's fixed present" : "this machine's clock" });
     fact("shutdown", p.cleanShutdown ? "clean" : "not clean (or unknown)");
-    if (p.loadProblems.length) fact("problems opening", p.loadProblems.join("; "));
+    if (p.loadProblems.length) fact("problems opening", p.loadProblems.map((f) => `${f.file}: ${f.kind}: ${f.detail}`).join("; "));
   }
 
   // renderTimeline draws the segments as bars sized by bytes.

@@ -38,7 +38,7 @@
 //     Then segkit's recovery against the CRC floor (1 MiB reads of the
 //     .log, warm, and format.UpdateCRC32C over every byte, in-process):
 //     `segviz recover --out` whole (its copy, with an fsync, included),
-//     and inspect.Recover in-process on a copy made before the clock
+//     and repair.Recover in-process on a copy made before the clock
 //     starts. Target: 0.5× the floor. The sizes
 //     of the .log, .index and .timeindex each recovery left are compared
 //     once.
@@ -57,7 +57,7 @@
 // Kafka's time of recovery inside the JVM is not reported by the oracle, so
 // the steady row estimates it from the tiny partition.
 //
-// -cpuprofile FILE then profiles segkit's deep dump, inspect.Recover and
+// -cpuprofile FILE then profiles segkit's deep dump, repair.Recover and
 // inspect.Verify in-process on the big segment into FILE.dump.pprof,
 // FILE.recover.pprof and FILE.verify.pprof (go tool pprof -top FILE...).
 //

@@ -20,6 +20,7 @@ import (
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/oracle"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -408,17 +409,17 @@ func (b *bench) recovery() error {
 		if err := b.timeCRC(files, &ct, m); err != nil {
 			return err
 		}
-		// In-process: inspect.Recover on a copy made first (not timed).
+		// In-process: repair.Recover on a copy made first (not timed).
 		cp := dir("inproc", "big-0")
 		if err := copyDir(src, cp); err != nil {
 			return err
 		}
 		syscall.Sync()
 		start := time.Now()
-		rep, err := inspect.Recover(vfs.OS(), cp, inspect.RecoverOptions{})
+		rep, err := repair.Recover(vfs.OS(), cp, repair.RecoverOptions{})
 		d := time.Since(start)
 		if err != nil {
-			return fmt.Errorf("inspect.Recover: %v", err)
+			return fmt.Errorf("repair.Recover: %v", err)
 		}
 		if m {
 			it = append(it, d.Seconds())
@@ -440,14 +441,14 @@ func (b *bench) recovery() error {
 		&row{name: "recover, wall", a: st, b: kt, target: 2, cmds: []string{sp.String(), kp.String(), "start-up: the same on the tiny partition " + tinySrc}},
 		steadyRow("recover, steady", st, stT, kt, ktT, b.bigSize, 2),
 		&row{name: "recover vs CRC floor (segviz, wall)", vs: "CRC floor", a: st, b: ct, bytes: b.bigSize, target: 0.5, cmds: []string{crcCmd}},
-		&row{name: "recover vs CRC floor (inspect.Recover in-process)", vs: "CRC floor", a: it, b: ct, bytes: b.bigSize, target: 0.5,
-			cmds: []string{"in-process: inspect.Recover(vfs.OS(), COPY, {}) on a fresh copy of " + src + " (copy not timed)"}})
+		&row{name: "recover vs CRC floor (repair.Recover in-process)", vs: "CRC floor", a: it, b: ct, bytes: b.bigSize, target: 0.5,
+			cmds: []string{"in-process: repair.Recover(vfs.OS(), COPY, {}) on a fresh copy of " + src + " (copy not timed)"}})
 	return nil
 }
 
 // checkRecovered compares what the two recoveries left: the same .log and
 // index sizes.
-func (b *bench) checkRecovered(sDir, kDir string, rep inspect.RecoverReport) error {
+func (b *bench) checkRecovered(sDir, kDir string, rep repair.RecoverReport) error {
 	var diffs []string
 	for _, ext := range []string{".log", ".index", ".timeindex"} {
 		name := strings.TrimSuffix(logName, ".log") + ext
@@ -585,7 +586,7 @@ func (b *bench) profile() error {
 		}
 		syscall.Sync()
 		if err := prof("recover", func() error {
-			_, err := inspect.Recover(vfs.OS(), cp, inspect.RecoverOptions{})
+			_, err := repair.Recover(vfs.OS(), cp, repair.RecoverOptions{})
 			return err
 		}); err != nil {
 			return err

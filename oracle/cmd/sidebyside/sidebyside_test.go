@@ -41,7 +41,7 @@ func TestQuick(t *testing.T) {
 		"recover, wall",
 		"recover, steady",
 		"recover vs CRC floor (segviz, wall)",
-		"recover vs CRC floor (inspect.Recover in-process)",
+		"recover vs CRC floor (repair.Recover in-process)",
 		"verify, " + parts + " partitions vs CRC floor",
 		"verify, " + parts + " partitions, GOMAXPROCS=2 vs 1",
 		"verify, " + parts + " partitions, peak RSS",

@@ -1,7 +1,14 @@
-package inspect
+// Package resync walks the valid entries of a .log past Damage: after a bad
+// entry it finds the next position where an entry with a plausible header
+// and a verifying checksum starts (record.Finder), reports the damaged
+// region between, and goes on. Verification (inspect) uses it to tell
+// corruption from a torn tail; salvage and recover (repair) use it to say
+// what a damaged region held and what follows it.
+package resync
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/segkit/segkit/format"
@@ -11,17 +18,17 @@ import (
 // resyncWindow is how much of a file zeroRun reads at a time.
 const resyncWindow = 64 << 10
 
-// damage is a region of a .log that holds no valid entry: from Start (where
+// Damage is a region of a .log that holds no valid entry: from Start (where
 // the last valid entry before it ends) to End (where the next valid entry
 // starts, or the end of the file).
-type damage struct {
+type Damage struct {
 	Start, End int64
 	// Err is the corruption the scanner met at Start, nil for a clean stop
 	// (a partial entry or zeros).
 	Err error
 	// Tail is the scanner's view of a clean stop.
 	Tail record.TailKind
-	// Resynced reports that a valid entry starts at End: the damage is
+	// Resynced reports that a valid entry starts at End: the Damage is
 	// followed by data, so it is corruption, not a torn tail.
 	Resynced bool
 	// ZeroRun is the number of zero bytes the region starts with; Zeros
@@ -30,20 +37,21 @@ type damage struct {
 	Zeros   bool
 }
 
-// walker walks the valid entries of a segment file, resynchronising after
-// damage with FindEntry. It checks headers and checksums only; callers
-// validate records if they need to.
-type walker struct {
+// A Walker walks the valid entries of a segment file, resynchronising after
+// Damage with FindEntry. It checks headers and checksums only; callers
+// validate records if they need to. Its zero value is ready; reuse one for
+// many files to reuse its buffers.
+type Walker struct {
 	rs record.ReaderScanner
 	f  record.Finder
 	// scratch is zeroRun's read buffer.
 	scratch []byte
 }
 
-// walk calls entry for each valid entry of r, in file order, and hurt for
+// Walk calls entry for each valid entry of r, in file order, and hurt for
 // each damaged region. Either callback can stop the walk by returning an
 // error, which walk returns; read errors are returned too.
-func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d damage) error) error {
+func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) error {
 	start := int64(0)
 	for start < size {
 		w.rs.Reset(r, size, path, start)
@@ -61,7 +69,7 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 		if err == nil && at >= size {
 			return nil
 		}
-		d := damage{Start: at, End: size, Err: err}
+		d := Damage{Start: at, End: size, Err: err}
 		if err == nil {
 			d.Tail, _, _ = w.rs.Tail()
 		}
@@ -86,7 +94,7 @@ func (w *walker) walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 
 // zeroRun returns the length of the run of zero bytes at the start of
 // [start, end) of r.
-func (w *walker) zeroRun(r io.ReaderAt, start, end int64) (int64, error) {
+func (w *Walker) zeroRun(r io.ReaderAt, start, end int64) (int64, error) {
 	if cap(w.scratch) < resyncWindow {
 		w.scratch = make([]byte, resyncWindow)
 	}
@@ -103,4 +111,23 @@ func (w *walker) zeroRun(r io.ReaderAt, start, end int64) (int64, error) {
 		at += int64(len(buf))
 	}
 	return end - start, nil
+}
+
+// Describe formats err for a finding's detail, whose File and Position
+// already say where: a CorruptionError without its path.
+func Describe(err error) string {
+	var ce *format.CorruptionError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("byte %d: %v", ce.Offset, ce.Err)
+	}
+	return err.Error()
+}
+
+// CorruptionOffset returns the Offset of err's CorruptionError, or def.
+func CorruptionOffset(err error, def int64) int64 {
+	var ce *format.CorruptionError
+	if errors.As(err, &ce) {
+		return ce.Offset
+	}
+	return def
 }

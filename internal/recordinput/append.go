@@ -1,4 +1,9 @@
-package inspect
+// Package recordinput is segviz append's input: JSON lines of records,
+// parsed with their line numbers and refused line by line
+// (RecordReader, ParseRecords), and appended to a partition as a leader
+// appends them, in memory bounded by one batch, with what was durably
+// appended acknowledged (AppendFrom, Append).
+package recordinput
 
 import (
 	"bufio"
@@ -13,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
@@ -131,7 +137,7 @@ func ParseRecords(r io.Reader, now int64) ([]InputRecord, error) {
 // RecordReader reads records from JSON lines, in the format ParseRecords
 // reads, one line at a time: it holds one line, never the input.
 //
-//	rr := inspect.NewRecordReader(os.Stdin, time.Now().UnixMilli())
+//	rr := recordinput.NewRecordReader(os.Stdin, time.Now().UnixMilli())
 //	for {
 //		rec, err := rr.Next()
 //		if err == io.EOF {
@@ -629,7 +635,7 @@ func (pw *partitionWriter) build(w *record.Builder, dst []byte, rs []record.Reco
 }
 
 func (pw *partitionWriter) open() error {
-	if err := CheckPartitionDir(pw.fsys, pw.dir); err != nil {
+	if err := inspect.CheckPartitionDir(pw.fsys, pw.dir); err != nil {
 		return err
 	}
 	l, err := kafkalog.Open(pw.fsys, pw.dir, pw.cfg, kafkalog.Options{Clock: pw.clock})

@@ -1,4 +1,4 @@
-package inspect
+package repair
 
 import (
 	"errors"
@@ -8,6 +8,9 @@ import (
 	"path"
 	"sort"
 
+	"github.com/segkit/segkit/finding"
+	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/record"
@@ -66,7 +69,7 @@ type SalvageReport struct {
 	// each index larger than Kafka could have written (KindIndexTooLarge),
 	// which it did not read: it reads no index, and builds the output's
 	// from the entries it keeps.
-	Findings []Problem `json:"findings"`
+	Findings []finding.Problem `json:"findings"`
 }
 
 // SalvageFile describes one input .log.
@@ -100,7 +103,7 @@ type DroppedEntry struct {
 }
 
 // OffsetRange is the offsets First..Last, inclusive. Last is -1 when the
-// range runs to an end nothing tells (damage at the end of the last
+// range runs to an end nothing tells (resync.Damage at the end of the last
 // segment).
 type OffsetRange struct {
 	First int64 `json:"first"`
@@ -119,14 +122,14 @@ func (r OffsetRange) String() string {
 }
 
 // Salvage reads every .log of the partition directory dir of in, keeps
-// every valid entry it can find — past damage too, which Kafka's recovery
+// every valid entry it can find — past resync.Damage too, which Kafka's recovery
 // cannot do — and writes them, offsets unchanged, to a new partition
 // directory outDir of out with log.AppendAsFollower, one append per entry,
 // rolling a new segment at each input segment. It reports the byte ranges
 // lost, per file, and the offsets they held.
 //
 // An entry is valid when its header is plausible, its checksum verifies and
-// its records decode; after damage, reading resumes at the next valid entry
+// its records decode; after resync.Damage, reading resumes at the next valid entry
 // (FindEntry). Entries are kept only while their offsets increase: a
 // duplicate or backwards entry is dropped and listed. The input is only
 // read. outDir must not exist or be empty; like any log the engine closes,
@@ -143,12 +146,12 @@ func (r OffsetRange) String() string {
 // an output that cannot be written, or ErrOutputExists.
 func Salvage(in vfs.FS, dir string, out vfs.FS, outDir string, opt SalvageOptions) (SalvageReport, error) {
 	dir, outDir = path.Clean(dir), path.Clean(outDir)
-	rep := SalvageReport{Dir: dir, OutDir: outDir, Files: []SalvageFile{}, Dropped: []DroppedEntry{}, MissingOffsets: []OffsetRange{}, FirstOffset: -1, Findings: []Problem{}}
-	entries, err := ListPartition(in, dir)
+	rep := SalvageReport{Dir: dir, OutDir: outDir, Files: []SalvageFile{}, Dropped: []DroppedEntry{}, MissingOffsets: []OffsetRange{}, FirstOffset: -1, Findings: []finding.Problem{}}
+	entries, err := inspect.ListPartition(in, dir)
 	if err != nil {
 		return rep, err
 	}
-	rep.Findings = entryFindings(dir, entries, func(PartitionEntry) string {
+	rep.Findings = entryFindings(dir, entries, func(inspect.PartitionEntry) string {
 		return "not read: salvage reads no index, and builds the output's from the batches it keeps"
 	})
 	type logFile struct {
@@ -215,12 +218,12 @@ func Salvage(in vfs.FS, dir string, out vfs.FS, outDir string, opt SalvageOption
 type salvager struct {
 	rep      *SalvageReport
 	l        *kafkalog.Log
-	w        walker
+	w        resync.Walker
 	it       record.Iterator
 	lit      record.LegacyIterator
 	rec      record.Record
 	prevLast int64 // last offset kept, -1 before any
-	// pending is set while damage has been seen since the last entry kept:
+	// pending is set while resync.Damage has been seen since the last entry kept:
 	// the offsets from pendingFrom on are missing until the next one.
 	pending     bool
 	pendingFrom int64
@@ -272,11 +275,11 @@ func (s *salvager) file(in vfs.FS, file string, base, size int64) error {
 		}
 		return nil
 	}
-	hurt := func(d damage) error {
+	hurt := func(d resync.Damage) error {
 		reason := "bytes that are not an entry"
 		switch {
 		case d.Err != nil:
-			reason = describe(d.Err)
+			reason = resync.Describe(d.Err)
 		case d.Zeros:
 			reason = "zero bytes"
 		case d.ZeroRun >= record.HeaderSizeUpToMagic:
@@ -287,7 +290,7 @@ func (s *salvager) file(in vfs.FS, file string, base, size int64) error {
 		s.lose(&sf, base, d.Start, d.End, reason)
 		return nil
 	}
-	if err := s.w.walk(f, size, file, entry, hurt); err != nil {
+	if err := s.w.Walk(f, size, file, entry, hurt); err != nil {
 		return fmt.Errorf("inspect: %s: %w", file, err)
 	}
 	s.done = start + size
@@ -342,7 +345,7 @@ func (s *salvager) lose(sf *SalvageFile, base, start, end int64, reason string) 
 }
 
 // closeMissing ends the pending run of missing offsets at next, the first
-// offset kept after damage (-1: the end of the log).
+// offset kept after resync.Damage (-1: the end of the log).
 func (s *salvager) closeMissing(next int64) {
 	if !s.pending {
 		return

@@ -1,4 +1,4 @@
-package inspect_test
+package repair_test
 
 import (
 	"bytes"
@@ -12,10 +12,12 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
@@ -138,7 +140,7 @@ func TestSalvageRealPartition(t *testing.T) {
 		rs = append(rs, region{name, es[90].pos + record.LengthOffset, es[90].pos + record.LengthOffset + 4})
 		return rs
 	})
-	rep, err := inspect.Salvage(m, "/in/test-0", m, "/out/test-0", inspect.SalvageOptions{})
+	rep, err := repair.Salvage(m, "/in/test-0", m, "/out/test-0", repair.SalvageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestSalvageRealPartition(t *testing.T) {
 	// Every other entry is in the output, byte for byte, in order.
 	var want [][]byte
 	var lostBytes, keptBytes int64
-	var missing []inspect.OffsetRange
+	var missing []repair.OffsetRange
 	for _, e := range orig {
 		damaged := false
 		for _, l := range lost {
@@ -173,7 +175,7 @@ func TestSalvageRealPartition(t *testing.T) {
 			if n := len(missing); n > 0 && missing[n-1].Last == e.first-1 {
 				missing[n-1].Last = e.last
 			} else {
-				missing = append(missing, inspect.OffsetRange{First: e.first, Last: e.last})
+				missing = append(missing, repair.OffsetRange{First: e.first, Last: e.last})
 			}
 			continue
 		}
@@ -213,7 +215,7 @@ func TestSalvageRealPartition(t *testing.T) {
 
 	// Recovery, on the same damage, keeps only the prefix before the
 	// first damaged entry.
-	rr, err := inspect.Recover(m, "/in/test-0", inspect.RecoverOptions{})
+	rr, err := repair.Recover(m, "/in/test-0", repair.RecoverOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func TestSalvageRealMultiSegment(t *testing.T) {
 		clear(b[at : at+4096])
 		return []region{{name, at, at + 4096}}
 	})
-	rep, err := inspect.Salvage(m, "/in/invoice-1", m, "/out/invoice-1", inspect.SalvageOptions{})
+	rep, err := repair.Salvage(m, "/in/invoice-1", m, "/out/invoice-1", repair.SalvageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestSalvageRealMultiSegment(t *testing.T) {
 		t.Errorf("output has %d segments, want 4 (one per input segment)", segs)
 	}
 
-	rr, err := inspect.Recover(m, "/in/invoice-1", inspect.RecoverOptions{})
+	rr, err := repair.Recover(m, "/in/invoice-1", repair.RecoverOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +288,7 @@ func TestSalvageRealMultiSegment(t *testing.T) {
 			deletedEntries += d.Entries
 		}
 	}
-	var cut *inspect.RecoveredSegment
+	var cut *repair.RecoveredSegment
 	for i := range rr.Segments {
 		if rr.Segments[i].Truncated > 0 {
 			cut = &rr.Segments[i]
@@ -307,14 +309,14 @@ func TestSalvageDropsDuplicates(t *testing.T) {
 	pos, size := batches(t, b)
 	dup := bytes.Clone(b[pos[1] : pos[1]+size[1]])
 	f.write(t, f.path(seg0+".log"), append(b, dup...)) // batch 1 again at the end
-	rep, err := inspect.Salvage(f.fs, f.dir, f.fs, "/out/t-0", inspect.SalvageOptions{})
+	rep, err := repair.Salvage(f.fs, f.dir, f.fs, "/out/t-0", repair.SalvageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Dropped) != 1 || rep.Dropped[0].Position != int64(len(b)) || rep.Batches != 3 || rep.BytesLost != 0 {
 		t.Errorf("report %+v", rep)
 	}
-	if _, err := inspect.Salvage(f.fs, f.dir, f.fs, "/out/t-0", inspect.SalvageOptions{}); !errors.Is(err, inspect.ErrOutputExists) {
+	if _, err := repair.Salvage(f.fs, f.dir, f.fs, "/out/t-0", repair.SalvageOptions{}); !errors.Is(err, repair.ErrOutputExists) {
 		t.Errorf("second salvage into the same directory: %v, want ErrOutputExists", err)
 	}
 }
@@ -324,11 +326,11 @@ func TestSalvageTornTail(t *testing.T) {
 	f.add(t, 3, 2, compress.None, 0)
 	f.close(t)
 	f.edit(t, seg0+".log", func(b []byte) []byte { return b[:len(b)-5] })
-	rep, err := inspect.Salvage(f.fs, f.dir, f.fs, "/out/t-0", inspect.SalvageOptions{})
+	rep, err := repair.Salvage(f.fs, f.dir, f.fs, "/out/t-0", repair.SalvageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Batches != 2 || len(rep.MissingOffsets) != 1 || rep.MissingOffsets[0] != (inspect.OffsetRange{First: 4, Last: -1}) {
+	if rep.Batches != 2 || len(rep.MissingOffsets) != 1 || rep.MissingOffsets[0] != (repair.OffsetRange{First: 4, Last: -1}) {
 		t.Errorf("batches %d missing %v", rep.Batches, rep.MissingOffsets)
 	}
 }
@@ -363,11 +365,11 @@ func TestFindEntry(t *testing.T) {
 func TestSalvageIndexTooLarge(t *testing.T) {
 	f := threeSegments(t)
 	growIndex(t, f, seg0+".timeindex", tooLarge)
-	rep, err := inspect.Salvage(f.fs, f.dir, f.fs, "/out/t-0", inspect.SalvageOptions{})
+	rep, err := repair.Salvage(f.fs, f.dir, f.fs, "/out/t-0", repair.SalvageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Findings) != 1 || rep.Findings[0].Kind != inspect.KindIndexTooLarge || rep.Findings[0].File != f.path(seg0+".timeindex") ||
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != finding.KindIndexTooLarge || rep.Findings[0].File != f.path(seg0+".timeindex") ||
 		!strings.HasSuffix(rep.Findings[0].Detail, "not read: salvage reads no index, and builds the output's from the batches it keeps") {
 		t.Errorf("findings %v", rep.Findings)
 	}

@@ -1,4 +1,4 @@
-package inspect_test
+package recordinput_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/internal/recordinput"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
@@ -29,7 +30,7 @@ func TestParseRecords(t *testing.T) {
 {"value":null}
 {"key":null,"value":""}
 `
-	recs, err := inspect.ParseRecords(strings.NewReader(in), 42)
+	recs, err := recordinput.ParseRecords(strings.NewReader(in), 42)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +71,8 @@ func TestParseRecordsErrors(t *testing.T) {
 // refused, and its error; it fails the test unless that is an *InputError.
 func badLines(t *testing.T, in string) ([]int, error) {
 	t.Helper()
-	_, err := inspect.ParseRecords(strings.NewReader(in), 0)
-	var ie *inspect.InputError
+	_, err := recordinput.ParseRecords(strings.NewReader(in), 0)
+	var ie *recordinput.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err %v, want an *InputError", err)
 	}
@@ -97,16 +98,16 @@ func equalInts(a, b []int) bool {
 func TestAppend(t *testing.T) {
 	m := vfs.NewMem()
 	c := &clock{t: t0}
-	var recs []inspect.InputRecord
+	var recs []recordinput.InputRecord
 	for i := 0; i < 25; i++ {
-		recs = append(recs, inspect.InputRecord{Line: i + 1, Record: record.Record{Timestamp: t0.UnixMilli(), Value: []byte("hello")}})
+		recs = append(recs, recordinput.InputRecord{Line: i + 1, Record: record.Record{Timestamp: t0.UnixMilli(), Value: []byte("hello")}})
 	}
 	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"segment.bytes": "200"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var seen int
-	res, err := inspect.Append(m, "/logs/f-0", recs, inspect.AppendOptions{Codec: compress.LZ4, BatchRecords: 10, Config: &cfg, Clock: c,
+	res, err := recordinput.Append(m, "/logs/f-0", recs, recordinput.AppendOptions{Codec: compress.LZ4, BatchRecords: 10, Config: &cfg, Clock: c,
 		OnBatch: func(kafkalog.AppendResult) { seen++ }})
 	if err != nil {
 		t.Fatal(err)
@@ -119,11 +120,11 @@ func TestAppend(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !rep.OK || rep.Records != 25 || rep.Segments != 3 {
-		t.Errorf("verify: OK %v, %d records, %d segments:\n%s", rep.OK, rep.Records, rep.Segments, dump(rep))
+		t.Errorf("verify: OK %v, %d records, %d segments:\n%s", rep.OK, rep.Records, rep.Segments, rep.Problems)
 	}
 
 	// A second append continues the offsets.
-	res, err = inspect.Append(m, "/logs/f-0", recs[:1], inspect.AppendOptions{Config: &cfg, Clock: c})
+	res, err = recordinput.Append(m, "/logs/f-0", recs[:1], recordinput.AppendOptions{Config: &cfg, Clock: c})
 	if err != nil || res[0].FirstOffset != 25 {
 		t.Errorf("second append: %+v, %v", res, err)
 	}
@@ -133,13 +134,13 @@ func TestAppendRefusesBeforeWriting(t *testing.T) {
 	m := vfs.NewMem()
 	c := &clock{t: t0}
 	big := make([]byte, 2<<20)
-	recs := []inspect.InputRecord{
+	recs := []recordinput.InputRecord{
 		{Line: 1, Record: record.Record{Timestamp: t0.UnixMilli(), Value: []byte("ok")}},
 		{Line: 2, Record: record.Record{Timestamp: t0.UnixMilli() + 2*3600*1000, Value: []byte("future")}},
 		{Line: 3, Record: record.Record{Timestamp: t0.UnixMilli(), Value: big}},
 	}
-	_, err := inspect.Append(m, "/logs/f-0", recs, inspect.AppendOptions{BatchRecords: 1, Clock: c})
-	var ie *inspect.InputError
+	_, err := recordinput.Append(m, "/logs/f-0", recs, recordinput.AppendOptions{BatchRecords: 1, Clock: c})
+	var ie *recordinput.InputError
 	if !errors.As(err, &ie) || len(ie.Lines) != 2 || ie.Lines[0].Line != 2 || ie.Lines[1].Line != 3 {
 		t.Fatalf("err %v", err)
 	}
@@ -165,7 +166,7 @@ func TestParseRecordsRefusesNullAndDuplicateKeys(t *testing.T) {
 	if want := []int{1, 2, 3, 4, 5}; !equalInts(lines, want) {
 		t.Errorf("bad lines %v, want %v:\n%v", lines, want, err)
 	}
-	recs, err := inspect.ParseRecords(strings.NewReader(`{"headers":[{"key":"a","value":null},{"key":"a","value":"aGk="}],"timestamp":5}`), 0)
+	recs, err := recordinput.ParseRecords(strings.NewReader(`{"headers":[{"key":"a","value":null},{"key":"a","value":"aGk="}],"timestamp":5}`), 0)
 	if err != nil || len(recs) != 1 || len(recs[0].Record.Headers) != 2 {
 		t.Fatalf("repeated header keys in two headers: %v, %+v", err, recs)
 	}
@@ -178,14 +179,14 @@ func FuzzParseRecords(f *testing.F) {
 	f.Add([]byte("null\n{\"value\":\"aGk=\",\"value\":\"aGk=\"}\n\n[]"))
 	f.Add([]byte(`{"headers":[{"key":"a","key":"b"}]} {"value":"x"}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		recs, err := inspect.ParseRecords(bytes.NewReader(in), 0)
+		recs, err := recordinput.ParseRecords(bytes.NewReader(in), 0)
 		nonBlank := 0
 		for _, l := range bytes.Split(in, []byte("\n")) {
 			if len(bytes.TrimSpace(l)) > 0 {
 				nonBlank++
 			}
 		}
-		var ie *inspect.InputError
+		var ie *recordinput.InputError
 		switch {
 		case err == nil:
 			if len(recs) != nonBlank {
@@ -213,7 +214,7 @@ func BenchmarkAppendFrom(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m := vfs.NewMem()
-		if _, err := inspect.AppendFrom(m, "/logs/b-0", bytes.NewReader(in.Bytes()), inspect.AppendOptions{BatchRecords: 100, Clock: &clock{t: t0}}); err != nil {
+		if _, err := recordinput.AppendFrom(m, "/logs/b-0", bytes.NewReader(in.Bytes()), recordinput.AppendOptions{BatchRecords: 100, Clock: &clock{t: t0}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -326,7 +327,7 @@ func TestAppendFromAcksDurable(t *testing.T) {
 			r := &countingReader{r: iotest.OneByteReader(strings.NewReader(in))}
 			var acks []kafkalog.AppendResult
 			earlyAcks := 0
-			sum, err := inspect.AppendFrom(m, "/logs/a-0", r, inspect.AppendOptions{
+			sum, err := recordinput.AppendFrom(m, "/logs/a-0", r, recordinput.AppendOptions{
 				BatchRecords: tt.batch, SyncBytes: tt.syncBytes, Config: &cfg, Clock: &clock{t: t0},
 				OnBatch: func(res kafkalog.AppendResult) {
 					acks = append(acks, res)
@@ -342,7 +343,7 @@ func TestAppendFromAcksDurable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := inspect.AppendSummary{Records: n, Batches: (n + tt.batch - 1) / tt.batch, FirstOffset: 0, LastOffset: n - 1, ResumeLine: n + 1}
+			want := recordinput.AppendSummary{Records: n, Batches: (n + tt.batch - 1) / tt.batch, FirstOffset: 0, LastOffset: n - 1, ResumeLine: n + 1}
 			if diff := cmp.Diff(want, sum); diff != "" {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}
@@ -395,11 +396,11 @@ func TestAppendFromStopsAtBadLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := inspect.AppendOptions{BatchRecords: batch, SyncBytes: 1 << 20, Config: &cfg, Clock: &clock{t: t0}}
+			opt := recordinput.AppendOptions{BatchRecords: batch, SyncBytes: 1 << 20, Config: &cfg, Clock: &clock{t: t0}}
 			var acked int64
 			opt.OnBatch = func(res kafkalog.AppendResult) { acked = res.LastOffset + 1 }
-			sum, err := inspect.AppendFrom(m, "/logs/a-0", strings.NewReader(jsonLines(0, n, tt.bad)), opt)
-			var ie *inspect.InputError
+			sum, err := recordinput.AppendFrom(m, "/logs/a-0", strings.NewReader(jsonLines(0, n, tt.bad)), opt)
+			var ie *recordinput.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("err %v, want an *InputError", err)
 			}
@@ -425,11 +426,11 @@ func TestAppendFromStopsAtBadLine(t *testing.T) {
 			}
 			// Resuming from ResumeLine gives the batches of a clean run.
 			opt.OnBatch = nil
-			if _, err := inspect.AppendFrom(m, "/logs/a-0", strings.NewReader(jsonLines(sum.ResumeLine-1, n, nil)), opt); err != nil {
+			if _, err := recordinput.AppendFrom(m, "/logs/a-0", strings.NewReader(jsonLines(sum.ResumeLine-1, n, nil)), opt); err != nil {
 				t.Fatal(err)
 			}
 			clean := vfs.NewMem()
-			if _, err := inspect.AppendFrom(clean, "/logs/a-0", strings.NewReader(jsonLines(0, n, nil)), opt); err != nil {
+			if _, err := recordinput.AppendFrom(clean, "/logs/a-0", strings.NewReader(jsonLines(0, n, nil)), opt); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(batchRanges(t, clean), batchRanges(t, m)); diff != "" {
@@ -471,7 +472,7 @@ func batchRanges(t testing.TB, fsys vfs.FS) [][2]int64 {
 // partition is then refused.
 func TestAppendFromEmptyInput(t *testing.T) {
 	m := vfs.NewMem()
-	sum, err := inspect.AppendFrom(m, "/logs/a-0", strings.NewReader("\n  \n"), inspect.AppendOptions{Clock: &clock{t: t0}})
+	sum, err := recordinput.AppendFrom(m, "/logs/a-0", strings.NewReader("\n  \n"), recordinput.AppendOptions{Clock: &clock{t: t0}})
 	if err != nil || sum.Records != 0 || sum.FirstOffset != -1 || sum.ResumeLine != 1 {
 		t.Fatalf("%+v, %v", sum, err)
 	}
@@ -483,7 +484,7 @@ func TestAppendFromEmptyInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, err = inspect.AppendFrom(m, "/logs/a-0", strings.NewReader(""), inspect.AppendOptions{Clock: &clock{t: t0}})
+	_, err = recordinput.AppendFrom(m, "/logs/a-0", strings.NewReader(""), recordinput.AppendOptions{Clock: &clock{t: t0}})
 	var le *kafkalog.LockError
 	if !errors.As(err, &le) {
 		t.Errorf("appending to a locked partition: %v, want a *kafkalog.LockError", err)
@@ -511,8 +512,8 @@ func TestAppendFromReadError(t *testing.T) {
 	m := vfs.NewMem()
 	boom := errors.New("boom")
 	acks := 0
-	sum, err := inspect.AppendFrom(m, "/logs/a-0", &errReader{data: jsonLines(0, 10, nil) + `{"value":`, err: boom},
-		inspect.AppendOptions{BatchRecords: 4, Clock: &clock{t: t0}, OnBatch: func(kafkalog.AppendResult) { acks++ }})
+	sum, err := recordinput.AppendFrom(m, "/logs/a-0", &errReader{data: jsonLines(0, 10, nil) + `{"value":`, err: boom},
+		recordinput.AppendOptions{BatchRecords: 4, Clock: &clock{t: t0}, OnBatch: func(kafkalog.AppendResult) { acks++ }})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err %v, want the read error", err)
 	}
@@ -548,7 +549,7 @@ func TestRecordReader(t *testing.T) {
 		{"empty", "", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rr := inspect.NewRecordReader(strings.NewReader(tt.in), 0)
+			rr := recordinput.NewRecordReader(strings.NewReader(tt.in), 0)
 			rr.MaxLineBytes = 200 << 10
 			var gots []got
 			for {
@@ -556,7 +557,7 @@ func TestRecordReader(t *testing.T) {
 				if err == io.EOF {
 					break
 				}
-				var le inspect.LineError
+				var le recordinput.LineError
 				switch {
 				case errors.As(err, &le):
 					if le.Line != rec.Line || !strings.Contains(le.Error(), "longer than") {
@@ -575,7 +576,7 @@ func TestRecordReader(t *testing.T) {
 		})
 	}
 	boom := errors.New("boom")
-	rr := inspect.NewRecordReader(&errReader{data: `{"value":"aGk="}` + "\n" + `{"val`, err: boom}, 0)
+	rr := recordinput.NewRecordReader(&errReader{data: `{"value":"aGk="}` + "\n" + `{"val`, err: boom}, 0)
 	if rec, err := rr.Next(); err != nil || rec.Line != 1 {
 		t.Fatalf("first line: %+v, %v", rec, err)
 	}
@@ -614,7 +615,7 @@ func TestAppendFromFaults(t *testing.T) {
 			return nil
 		}))
 		var acked int64
-		sum, err := inspect.AppendFrom(fsys, "/logs/a-0", strings.NewReader(in), inspect.AppendOptions{
+		sum, err := recordinput.AppendFrom(fsys, "/logs/a-0", strings.NewReader(in), recordinput.AppendOptions{
 			BatchRecords: 4, SyncBytes: 150, Config: &cfg, Clock: &clock{t: t0},
 			OnBatch: func(res kafkalog.AppendResult) { acked = res.LastOffset + 1 },
 		})
@@ -646,3 +647,11 @@ func TestAppendFromFaults(t *testing.T) {
 	}
 	t.Logf("%d faults injected", faults)
 }
+
+// t0 is the time of the test partitions.
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// clock is a settable segment.Clock.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }

@@ -1,4 +1,4 @@
-package inspect_test
+package repair_test
 
 import (
 	"errors"
@@ -11,8 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/repair"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -29,7 +31,7 @@ func TestRecoverClean(t *testing.T) {
 	g.close(t)
 	marker := []byte(`{"version":0,"brokerEpoch":77}`)
 	f.write(t, "/logs/"+checkpoint.CleanShutdownFile, marker)
-	rep, err := inspect.Recover(f.fs, f.dir, inspect.RecoverOptions{Clock: f.clock})
+	rep, err := repair.Recover(f.fs, f.dir, repair.RecoverOptions{Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +68,11 @@ func TestRecoverTornTail(t *testing.T) {
 	if err := f.fs.Remove("/logs/" + checkpoint.CleanShutdownFile); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := inspect.Recover(f.fs, f.dir, inspect.RecoverOptions{Clock: f.clock})
+	rep, err := repair.Recover(f.fs, f.dir, repair.RecoverOptions{Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cut []inspect.RecoveredSegment
+	var cut []repair.RecoveredSegment
 	for _, s := range rep.Segments {
 		if s.Truncated > 0 {
 			cut = append(cut, s)
@@ -115,12 +117,12 @@ func TestRecoverIndexTooLarge(t *testing.T) {
 	f := threeSegments(t)
 	name := seg0 + ".timeindex"
 	growIndex(t, f, name, tooLarge)
-	rep, err := inspect.Recover(f.fs, f.dir, inspect.RecoverOptions{Clock: f.clock})
+	rep, err := repair.Recover(f.fs, f.dir, repair.RecoverOptions{Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []inspect.Problem{{File: f.path(name), Position: -1, Kind: inspect.KindIndexTooLarge, Level: inspect.Warning}}
-	if diff := cmp.Diff(want, rep.Findings, cmpopts.IgnoreFields(inspect.Problem{}, "Detail")); diff != "" {
+	want := []finding.Problem{{File: f.path(name), Position: -1, Kind: finding.KindIndexTooLarge, Level: finding.Warning}}
+	if diff := cmp.Diff(want, rep.Findings, cmpopts.IgnoreFields(finding.Problem{}, "Detail")); diff != "" {
 		t.Fatalf("findings (-want +got):\n%s", diff)
 	}
 	if d := rep.Findings[0].Detail; !strings.Contains(d, "10485772 bytes, over the 10485760 bytes") || !strings.HasSuffix(d, "not read: removed, and rebuilt by the recovery") {
@@ -149,11 +151,11 @@ func TestCopyPartitionFiles(t *testing.T) {
 	if err := f.fs.Chtimes(f.path(seg0+".log"), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
-	findings, err := inspect.CopyPartitionFiles(f.fs, f.dir, "/copy/t-0")
+	findings, err := repair.CopyPartitionFiles(f.fs, f.dir, "/copy/t-0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(findings) != 1 || findings[0].Kind != inspect.KindIndexTooLarge || findings[0].File != f.path(name) ||
+	if len(findings) != 1 || findings[0].Kind != finding.KindIndexTooLarge || findings[0].File != f.path(name) ||
 		!strings.HasSuffix(findings[0].Detail, "not copied: recovering the copy rebuilds it") {
 		t.Errorf("findings %v", findings)
 	}

@@ -1,4 +1,4 @@
-package inspect
+package repair
 
 import (
 	"errors"
@@ -10,15 +10,15 @@ import (
 	"path"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/finding"
+	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
-	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -42,7 +42,7 @@ type RecoverReport struct {
 	// reset to 0 so that every segment is recovered (-1: none).
 	RecoveryPoint int64 `json:"recoveryPoint"`
 	// LogEndBefore is the offset after the last valid entry before
-	// recovery, counting entries past damage (what a salvage could reach);
+	// recovery, counting entries past resync.Damage (what a salvage could reach);
 	// LogEndAfter the log end offset after it.
 	LogEndBefore int64 `json:"logEndBefore"`
 	LogEndAfter  int64 `json:"logEndAfter"`
@@ -57,16 +57,16 @@ type RecoverReport struct {
 	// place of (kafkalog.LoadReport.Replaced): the end of an interrupted
 	// compaction, not a truncation, and not counted in Changed.
 	Replaced []string `json:"replaced"`
-	// Problems lists what the engine could not trust but loaded anyway
-	// (a bad checkpoint or snapshot).
-	Problems []string `json:"problems"`
 	// Findings lists what Recover found about the partition's files
 	// before recovery (ListPartition): each symbolic link it followed
 	// (KindSymlink), and each index larger than Kafka could have written
 	// (KindIndexTooLarge), which it removed unread for recovery to
-	// rebuild. segviz recover --out puts first those of the copy it made
-	// (CopyPartitionFiles), which name the source's files.
-	Findings []Problem `json:"findings"`
+	// rebuild; then what the engine could not trust but loaded anyway
+	// (kafkalog.LoadReport.Problems: a bad checkpoint or snapshot, a
+	// batch the producer state refused). segviz recover --out puts first
+	// those of the copy it made (CopyPartitionFiles), which name the
+	// source's files.
+	Findings []finding.Problem `json:"findings"`
 	// Changed reports that recovery truncated or deleted something.
 	Changed bool `json:"changed"`
 }
@@ -75,7 +75,7 @@ type RecoverReport struct {
 type RecoveredSegment struct {
 	File       string `json:"file"`
 	BaseOffset int64  `json:"baseOffset"`
-	// Why the segment was recovered (log.RecoveredSegment.Why): "unclean
+	// Why the segment was recovered (kafkalog.RecoveredSegment.Why): "unclean
 	// shutdown", "missing index", "forced, after a clean shutdown" ...; a segment
 	// recovered twice (its index was missing, then the whole log was) has
 	// one entry, with both reasons.
@@ -91,7 +91,7 @@ type RecoveredSegment struct {
 	// Entries is the number of entries kept.
 	Entries int `json:"entries"`
 	// LostEntries and LostRecords count the valid entries in the cut bytes,
-	// found by reading past the damage (FindEntry), which recovery drops
+	// found by reading past the resync.Damage (FindEntry), which recovery drops
 	// and a salvage keeps; LostOffsets are their offsets.
 	LostEntries int         `json:"lostEntries"`
 	LostRecords int64       `json:"lostRecords"`
@@ -126,7 +126,7 @@ type scannedEntry struct {
 // log directory's marker, if any, before it writes, and puts it back when
 // the log is closed cleanly.
 //
-// Before recovery, every .log is read past damage, so that the report can
+// Before recovery, every .log is read past resync.Damage, so that the report can
 // say which valid entries the truncation drops.
 //
 // The directory is listed as ListPartition lists it: symbolic links are
@@ -144,8 +144,8 @@ type scannedEntry struct {
 // repair.
 func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error) {
 	dir = path.Clean(dir)
-	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Replaced: []string{}, Problems: []string{}, Findings: []Problem{}}
-	if err := CheckPartitionDir(fsys, dir); err != nil {
+	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Replaced: []string{}, Findings: []finding.Problem{}}
+	if err := inspect.CheckPartitionDir(fsys, dir); err != nil {
 		return rep, err
 	}
 	if _, err := fsys.Stat(dir); err != nil {
@@ -158,7 +158,7 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 		return rep, err
 	}
 	defer lk.Close()
-	entries, err := ListPartition(fsys, dir)
+	entries, err := inspect.ListPartition(fsys, dir)
 	if err != nil {
 		return rep, err
 	}
@@ -197,9 +197,9 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 	// so it goes first. A .deleted or .cleaned one the engine deletes
 	// unread.
 	var remove []string
-	rep.Findings = entryFindings(dir, entries, func(e PartitionEntry) string {
+	rep.Findings = entryFindings(dir, entries, func(e inspect.PartitionEntry) string {
 		_, ext, _ := segment.ParseFileName(e.Name())
-		if _, tmp := splitTempSuffix(ext); tmp == segment.DeletedSuffix || tmp == segment.CleanedSuffix {
+		if _, tmp := segment.SplitTempSuffix(ext); tmp == segment.DeletedSuffix || tmp == segment.CleanedSuffix {
 			return "not read: Kafka's load deletes it"
 		}
 		remove = append(remove, e.Name())
@@ -238,8 +238,8 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 			rep.Changed = true
 			switch {
 			case r.Reason != nil:
-				seg.Reason = describe(r.Reason)
-				seg.ReasonPosition = corruptionOffset(r.Reason, r.ValidBytes)
+				seg.Reason = resync.Describe(r.Reason)
+				seg.ReasonPosition = resync.CorruptionOffset(r.Reason, r.ValidBytes)
 			case r.Tail != record.TailNone:
 				seg.Reason = r.Tail.String()
 				seg.ReasonPosition = r.ValidBytes
@@ -300,7 +300,7 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 	}
 	rep.Renamed = append(rep.Renamed, lr.Renamed...)
 	rep.Replaced = append(rep.Replaced, lr.Replaced...)
-	rep.Problems = append(rep.Problems, lr.Problems...)
+	rep.Findings = append(rep.Findings, lr.Problems...)
 	rep.LogEndAfter = l.LogEndOffset()
 	if err := l.Close(); err != nil {
 		return rep, err
@@ -321,13 +321,13 @@ type segmentScan struct {
 }
 
 // prescan reads every .log and .log.swap of dir (entries, from
-// ListPartition) past damage, and returns what each holds and the offset
+// ListPartition) past resync.Damage, and returns what each holds and the offset
 // after the last valid entry of the partition (of its .log files).
-func prescan(fsys vfs.FS, dir string, entries []PartitionEntry) (logs, swaps map[int64]*segmentScan, next int64, err error) {
+func prescan(fsys vfs.FS, dir string, entries []inspect.PartitionEntry) (logs, swaps map[int64]*segmentScan, next int64, err error) {
 	out := map[int64]*segmentScan{}
 	swaps = map[int64]*segmentScan{}
 	var bases []int64
-	var w walker
+	var w resync.Walker
 	var lit record.LegacyIterator
 	var rec record.Record
 	for _, fi := range entries {
@@ -348,7 +348,7 @@ func prescan(fsys vfs.FS, dir string, entries []PartitionEntry) (logs, swaps map
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		err = w.walk(f, fi.Size(), file, func(e *record.Entry) error {
+		err = w.Walk(f, fi.Size(), file, func(e *record.Entry) error {
 			var records int64
 			if e.Magic == record.MagicV2 {
 				records = int64(e.Batch.RecordCount)
@@ -363,7 +363,7 @@ func prescan(fsys vfs.FS, dir string, entries []PartitionEntry) (logs, swaps map
 				next = max(next, e.LastOffset()+1)
 			}
 			return nil
-		}, func(damage) error { return nil })
+		}, func(resync.Damage) error { return nil })
 		f.Close()
 		if err != nil {
 			return nil, nil, 0, err
@@ -374,115 +374,6 @@ func prescan(fsys vfs.FS, dir string, entries []PartitionEntry) (logs, swaps map
 		next = max(next, bases[len(bases)-1])
 	}
 	return out, swaps, next, nil
-}
-
-// PartitionEntry is an entry of a partition directory as Recover, Salvage
-// and CopyPartitionFiles see it (ListPartition).
-type PartitionEntry struct {
-	// FileInfo describes the entry under its own name: for a symbolic
-	// link, the file it points to (vfs.ReadDirFollow, vfs.Followed).
-	fs.FileInfo
-	// TooLarge, for an index larger than Kafka could have written beside
-	// its segment's .log, says by how much and why (KindIndexTooLarge);
-	// "" otherwise. Such an index is neither read nor copied: recovery
-	// rebuilds it, and so does a salvage's output.
-	TooLarge string
-}
-
-// ListPartition lists the partition directory dir, sorted by name, with
-// symbolic links followed (vfs.ReadDirFollow): segkit reads, sizes and
-// copies a linked file as the file it points to, as Kafka does. It marks
-// the indexes (.index, .timeindex, .txnindex, temporary suffixes
-// included) larger than Kafka could have written (TooLarge): a sparse
-// 1 TiB .timeindex costs nothing on disk, and must not cost a full read
-// or a dense copy.
-//
-// It fails with an error matching vfs.ErrNotRegular and naming the file
-// when a file segkit reads — a segment's .log, index or snapshot,
-// temporary suffixes included, leader-epoch-checkpoint or
-// partition.metadata — is neither a regular file nor a directory: a FIFO
-// (whose open blocks until a writer comes), a device, a socket, or a
-// symbolic link to nothing. Verify refuses the same files. Other entries
-// are listed as they are; subdirectories are left to the caller.
-func ListPartition(fsys vfs.FS, dir string) ([]PartitionEntry, error) {
-	infos, err := vfs.ReadDirFollow(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	logSizes := map[string]int64{} // ".log" or ".log.swap" + base -> size
-	active := int64(-1)            // base of the last .log
-	for _, fi := range infos {
-		base, ext, err := segment.ParseFileName(fi.Name())
-		if err != nil || fi.IsDir() {
-			continue
-		}
-		if ext == segment.LogSuffix || ext == segment.LogSuffix+segment.SwapSuffix {
-			logSizes[segment.FileName(base, ext)] = fi.Size()
-		}
-		if ext == segment.LogSuffix {
-			active = max(active, base)
-		}
-	}
-	out := make([]PartitionEntry, 0, len(infos))
-	for _, fi := range infos {
-		e := PartitionEntry{FileInfo: fi}
-		if fi.IsDir() || !readByInspect(fi.Name()) {
-			out = append(out, e)
-			continue
-		}
-		if err := vfs.CheckRegular(path.Join(dir, fi.Name()), fi); err != nil {
-			return nil, err
-		}
-		if base, ext, err := segment.ParseFileName(fi.Name()); err == nil {
-			kind, tmp := splitTempSuffix(ext)
-			if size := indexEntrySize(kind); size > 0 {
-				logName := segment.FileName(base, segment.LogSuffix)
-				if tmp == segment.SwapSuffix {
-					logName += segment.SwapSuffix
-				}
-				e.TooLarge = indexTooLarge(fi.Size(), logSizes[logName], size, base == active)
-			}
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// readByInspect reports whether a partition directory's file of that name
-// is one segkit (or the log engine it runs) reads.
-func readByInspect(name string) bool {
-	if _, _, err := segment.ParseFileName(name); err == nil {
-		return true
-	}
-	return name == checkpoint.LeaderEpochFile || name == checkpoint.PartitionMetadataFile
-}
-
-// splitTempSuffix splits a segment file extension into its kind (".log",
-// ".index", ...) and its temporary suffix (".swap", ".cleaned",
-// ".deleted", or "").
-func splitTempSuffix(ext string) (kind, tmp string) {
-	for _, t := range []string{segment.DeletedSuffix, segment.CleanedSuffix, segment.SwapSuffix} {
-		if k, ok := strings.CutSuffix(ext, t); ok {
-			return k, t
-		}
-	}
-	return ext, ""
-}
-
-// indexEntrySize returns the size of one entry of an index of that kind,
-// or 0 if kind is not an index. A .txnindex has one entry per aborted
-// transaction, not per batch, so the bound indexTooLarge derives from its
-// .log is generous for it.
-func indexEntrySize(kind string) int {
-	switch kind {
-	case segment.IndexSuffix:
-		return index.EntrySize
-	case segment.TimeIndexSuffix:
-		return timeindex.EntrySize
-	case segment.TxnIndexSuffix:
-		return index.AbortedTxnSize
-	}
-	return 0
 }
 
 // Details of the findings about a partition's entries, shared by Recover,
@@ -499,19 +390,19 @@ const (
 // order: a KindSymlink (info) for each followed link, and a
 // KindIndexTooLarge for each index too large, whose detail ends with
 // done(e), what is done instead of reading it.
-func entryFindings(dir string, entries []PartitionEntry, done func(PartitionEntry) string) []Problem {
-	out := []Problem{}
+func entryFindings(dir string, entries []inspect.PartitionEntry, done func(inspect.PartitionEntry) string) []finding.Problem {
+	out := []finding.Problem{}
 	for _, e := range entries {
 		name := path.Join(dir, e.Name())
 		if vfs.Followed(e.FileInfo) && !e.IsDir() {
-			out = append(out, Problem{File: name, Position: -1, Kind: KindSymlink, Level: Info, Detail: fmt.Sprintf(linkDetail, e.Size())})
+			out = append(out, finding.Problem{File: name, Position: -1, Kind: finding.KindSymlink, Level: finding.Info, Detail: fmt.Sprintf(linkDetail, e.Size())})
 		}
 		if e.TooLarge != "" {
-			level := Warning
+			level := finding.Warning
 			if e.Size() > tooLargeErrorBytes {
-				level = Error
+				level = finding.Error
 			}
-			out = append(out, Problem{File: name, Position: -1, Kind: KindIndexTooLarge, Level: level, Detail: e.TooLarge + "; " + done(e)})
+			out = append(out, finding.Problem{File: name, Position: -1, Kind: finding.KindIndexTooLarge, Level: level, Detail: e.TooLarge + "; " + done(e)})
 		}
 	}
 	return out
@@ -526,9 +417,9 @@ func entryFindings(dir string, entries []PartitionEntry, done func(PartitionEntr
 // findings about what it followed and left out (KindSymlink,
 // KindIndexTooLarge), naming src's files, and fails as ListPartition does
 // for a special file segkit reads, before copying anything.
-func CopyPartitionFiles(fsys vfs.FS, src, dst string) ([]Problem, error) {
+func CopyPartitionFiles(fsys vfs.FS, src, dst string) ([]finding.Problem, error) {
 	src, dst = path.Clean(src), path.Clean(dst)
-	entries, err := ListPartition(fsys, src)
+	entries, err := inspect.ListPartition(fsys, src)
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +437,7 @@ func CopyPartitionFiles(fsys vfs.FS, src, dst string) ([]Problem, error) {
 	if err := vfs.SyncDir(fsys, dst); err != nil {
 		return nil, err
 	}
-	return entryFindings(src, entries, func(PartitionEntry) string { return "not copied: recovering the copy rebuilds it" }), nil
+	return entryFindings(src, entries, func(inspect.PartitionEntry) string { return "not copied: recovering the copy rebuilds it" }), nil
 }
 
 // copyFile copies the regular file from to a new file to, durably, and
