@@ -246,7 +246,7 @@ func describe(fsys vfs.FS, s *segment.Segment) (segFacts, error) {
 		if err != nil {
 			return 0, err
 		}
-		return x.SizeInBytes(), nil
+		return x.Entries() * index.EntrySize, nil
 	}); err != nil {
 		return f, err
 	}

@@ -795,7 +795,7 @@ func typedError(err error) bool {
 		return true
 	}
 	for _, s := range []error{format.ErrInvalid, format.ErrCRC, format.ErrTruncated, index.ErrInvalidSize, index.ErrCorruptIndex,
-		index.ErrOffsetOrder, index.ErrOffsetOverflow, index.ErrPositionOrder, index.ErrUnsupportedVersion,
+		index.ErrOffsetOrder, index.ErrOffsetOverflow, index.ErrUnsupportedVersion,
 		segment.ErrOffsetOverflow, segment.ErrTooLarge, kafkalog.ErrInvalidRecords} {
 		if errors.Is(err, s) {
 			return true

@@ -27,7 +27,7 @@ func TestAllocs(t *testing.T) {
 		"LastEntry": func() { sink = x.LastEntry() },
 		"IsFull":    func() { _ = x.IsFull() },
 		"FetchUpperBoundOffset": func() {
-			sink, _ = x.FetchUpperBoundOffset(100000, 4096)
+			sink, _ = index.FetchUpperBoundOffset(x, 100000, 4096)
 		},
 		"AppendEntry": func() { buf, err = index.AppendEntry(buf[:0], 0, index.Entry{Offset: 5, Position: 9}) },
 		"DecodeEntry": func() { sink = index.DecodeEntry(enc, 0) },

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -104,7 +105,7 @@ func BenchmarkLookupRatio(b *testing.B) {
 // BenchmarkAppend measures appends to a preallocated index on vfs.NewMem
 // (one WriteAt each); the index is reset when it fills.
 func BenchmarkAppend(b *testing.B) {
-	for _, size := range []int{1 << 16, index.DefaultMaxIndexSize} {
+	for _, size := range []int{1 << 16, segment.DefaultMaxIndexSize} {
 		b.Run(fmt.Sprintf("maxIndexSize=%d", size), func(b *testing.B) {
 			x := openOffset(b, vfs.NewMem(), "a.index", 0, size, true)
 			b.ReportAllocs()
@@ -134,7 +135,7 @@ func BenchmarkOpen(b *testing.B) {
 	for i := range 1 << 20 {
 		full, _ = index.AppendEntry(full, 0, index.Entry{Offset: int64(i + 1), Position: int32(i)})
 	}
-	padded := make([]byte, index.DefaultMaxIndexSize)
+	padded := make([]byte, segment.DefaultMaxIndexSize)
 	copy(padded, full[:8000])
 	for name, data := range map[string][]byte{"full-8MiB": full, "padded-10MiB": padded} {
 		b.Run(name, func(b *testing.B) {

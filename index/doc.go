@@ -3,9 +3,8 @@
 // which maps offsets to byte positions in the .log, and the transaction
 // index (.txnindex), which lists the transactions aborted in the segment.
 // It also holds the types the time index (package timeindex) shares with
-// the offset index: the zero-padding report (Padding), the operational
-// errors, and what rebuilding or checking an index needs to know of a .log
-// entry (LogEntrySummary). Both indexes are built on the same internal
+// the offset index: the zero-padding report (Padding), the open options
+// and the operational errors. Both indexes are built on the same internal
 // code: a preallocated file of fixed-size entries kept in memory, and
 // Kafka's search over it.
 //
@@ -41,7 +40,7 @@
 //
 // # Use
 //
-//	x, err := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, OpenOptions{Writable: true, MaxIndexSize: index.DefaultMaxIndexSize})
+//	x, err := index.OpenOffsetIndex(fsys, "00000000000000000000.index", 0, OpenOptions{Writable: true})
 //	err = x.Append(1234, 8192)   // offset 1234's batch starts at byte 8192
 //	e := x.Lookup(1300)          // {1234 8192}: scan the .log from there
 //	err = x.TrimToValidSize()    // when the segment rolls
@@ -83,12 +82,11 @@
 // Package index knows bytes and files, not record batches: checking an
 // index against its .log is package verify's (verify.SummarizeLog,
 // verify.OffsetIndex, verify.TimeIndex, verify.TxnIndex), whose findings
-// are package finding's. LogEntrySummary is the one thing both need: what
-// a rebuild or a check needs to know of a .log entry.
+// are package finding's.
 //
 // # Reconstruction
 //
-// RebuildOffsetIndex (and timeindex.Rebuild) produce the files Kafka's
+// verify.RebuildOffsetIndex (and verify.RebuildTimeIndex) produce the files Kafka's
 // recovery (LogSegment.recover) writes from a .log. A broker's append path
 // follows the same interval rule but counts bytes per append, not per
 // batch, and restarts the count when it reopens a segment, so its files
@@ -102,9 +100,9 @@
 // An OffsetIndex (and a timeindex.TimeIndex) takes one writer and any
 // number of readers: one goroutine may call the mutating methods (Append,
 // TruncateTo, Reset, TrimToValidSize, Resize, DiscardPadding, Flush, Close,
-// Rename, Delete) while others call the reading ones (Lookup,
-// FetchUpperBoundOffset, Entry, AppendAll, Entries, MaxEntries, LastEntry,
-// LastOffset, IsFull, SanityCheck, Padding, Path, Length, SizeInBytes).
+// Rename, Delete) while others call the reading ones (Lookup, Entry,
+// AppendAll, Entries, LastEntry, IsFull, SanityCheck, Padding, Path,
+// Length).
 // Readers take no lock: each change is published atomically as a new
 // snapshot, and bytes a snapshot covers are never rewritten. Mutating
 // methods must not run concurrently with each other. A TransactionIndex

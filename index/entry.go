@@ -17,14 +17,6 @@ const (
 	EntrySize = positionAt + 4 // 8
 )
 
-// DefaultMaxIndexSize is Kafka's default segment.index.bytes: 10 MiB.
-const DefaultMaxIndexSize = 10 << 20
-
-// DefaultIndexIntervalBytes is Kafka's default index.interval.bytes: an
-// index entry is added once more than this many bytes were appended to the
-// log since the last one.
-const DefaultIndexIntervalBytes = 4096
-
 // Entry is one offset-index entry: the batch holding Offset (or, after a
 // multi-batch append, the first batch of that append) starts at byte
 // Position of the segment's .log. Offset is absolute.

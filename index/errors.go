@@ -18,14 +18,11 @@ var (
 
 	// ErrOffsetOrder is returned by an append whose offset is not larger
 	// than the last offset in the index (Kafka: InvalidOffsetException), or
-	// by an aborted transaction whose last offset does not increase.
-	// Nothing is written.
+	// by an aborted transaction whose last offset does not increase, and by
+	// an offset-index append whose position is negative or below the last
+	// entry's (Kafka does not check positions; a segment never produces
+	// that). Nothing is written.
 	ErrOffsetOrder = errors.New("index: offset out of order")
-
-	// ErrPositionOrder is returned by an offset-index append whose position
-	// is negative or below the last entry's position. Kafka does not check
-	// this; a segment never produces it. Nothing is written.
-	ErrPositionOrder = errors.New("index: position out of order")
 
 	// ErrOffsetOverflow is returned when an offset cannot be stored
 	// relative to the base offset: below it, or more than MaxInt32 above it

@@ -100,7 +100,7 @@ func TestShortWrite(t *testing.T) {
 	if err := x.Flush(); !errors.Is(err, vfs.ErrInjected) {
 		t.Fatalf("short write: %v", err)
 	}
-	if x.Entries() != 2 || x.LastOffset() != 20 {
+	if x.Entries() != 2 || index.LastOffset(x) != 20 {
 		t.Fatalf("entries after a failed write: %v", entries(x))
 	}
 	fail = false

@@ -97,7 +97,7 @@ func (m *offsetModel) append(offset int64, pos int32) error {
 		return index.ErrOffsetOrder
 	}
 	if m.entries() > 0 && pos < m.last().Position || pos < 0 {
-		return index.ErrPositionOrder
+		return index.ErrOffsetOrder
 	}
 	if !fitsRelative(offset, m.base) {
 		return index.ErrOffsetOverflow
@@ -257,7 +257,7 @@ func FuzzOffsetIndexOps(f *testing.F) {
 
 func checkOffsetModel(t *testing.T, step int, fsys vfs.FS, x *index.OffsetIndex, m *offsetModel) {
 	t.Helper()
-	if x.Entries() != m.entries() || x.Length() != m.length || x.MaxEntries() != int(m.length/8) {
+	if x.Entries() != m.entries() || x.Length() != m.length || index.MaxEntries(x) != int(m.length/8) {
 		t.Fatalf("step %d: %d entries, length %d; model %d, %d", step, x.Entries(), x.Length(), m.entries(), m.length)
 	}
 	got := x.AppendAll(nil)
@@ -428,14 +428,14 @@ func FuzzDecodeOffsetIndex(f *testing.F) {
 			}
 		}
 		_ = verify.OffsetIndex(x, nil)
-		_, _ = x.FetchUpperBoundOffset(0, 100)
+		_, _ = index.FetchUpperBoundOffset(x, 0, 100)
 		// Writable: the engine's moves on a damaged file must not panic.
 		w, err := index.OpenOffsetIndex(fsys, "d.index", base, index.OpenOptions{Writable: true, MaxIndexSize: 64})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = w.DiscardPadding()
-		_ = w.Append(w.LastOffset()+1, w.LastEntry().Position)
+		_ = w.Append(index.LastOffset(w)+1, w.LastEntry().Position)
 		_ = w.TruncateTo(base + 5)
 		_ = w.TrimToValidSize()
 		_ = w.Close()
@@ -651,7 +651,7 @@ func FuzzTxnIndexOps(f *testing.F) {
 			case 4: // search
 				from := base + int64(r.byte())
 				upto := from + int64(r.byte())
-				got, complete := x.CollectAbortedTxns(nil, from, upto)
+				got, complete := index.CollectAbortedTxns(x, nil, from, upto)
 				var want []index.AbortedTxn
 				wantComplete := false
 				for _, txn := range model {
@@ -670,7 +670,7 @@ func FuzzTxnIndexOps(f *testing.F) {
 			if got := x.All(); !slices.Equal(got, model) {
 				t.Fatalf("step %d: All = %v, model %v", step, got, model)
 			}
-			if x.Exists() {
+			if index.Exists(x) {
 				var want []byte
 				for _, txn := range model {
 					want = index.AppendAbortedTxn(want, txn)

@@ -26,7 +26,7 @@ type OpenOptions struct {
 	Writable bool
 	// MaxIndexSize is segment.index.bytes: what a writable offset or time
 	// index created here is preallocated to, and the most it may grow to;
-	// 0 means DefaultMaxIndexSize. It must hold one entry (ErrInvalidSize).
+	// 0 means Kafka's default segment.index.bytes, 10 MiB. It must hold one entry (ErrInvalidSize).
 	// A read-only open ignores it, as does a transaction index.
 	MaxIndexSize int
 }
@@ -34,7 +34,7 @@ type OpenOptions struct {
 // maxIndexSize returns o.MaxIndexSize or its default.
 func (o OpenOptions) maxIndexSize() int {
 	if o.MaxIndexSize == 0 {
-		return DefaultMaxIndexSize
+		return indexfile.DefaultMaxIndexSize
 	}
 	return o.MaxIndexSize
 }
@@ -68,17 +68,17 @@ func (x *OffsetIndex) Path() string { return x.f.Path() }
 // Entries returns the number of entries.
 func (x *OffsetIndex) Entries() int { return x.f.Entries() }
 
-// MaxEntries returns how many entries the file has room for.
-func (x *OffsetIndex) MaxEntries() int { return x.f.MaxEntries() }
+// maxEntries returns how many entries the file has room for.
+func (x *OffsetIndex) maxEntries() int { return x.f.MaxEntries() }
 
 // Length returns the index file's length in bytes.
 func (x *OffsetIndex) Length() int64 { return x.f.Length() }
 
-// SizeInBytes returns the bytes the entries use: Entries()*8.
-func (x *OffsetIndex) SizeInBytes() int { return x.f.Entries() * EntrySize }
+// sizeInBytes returns the bytes the entries use: Entries()*8.
+func (x *OffsetIndex) sizeInBytes() int { return x.f.Entries() * EntrySize }
 
-// IsFull reports whether no entry can be appended: Entries() >=
-// MaxEntries(). A full index makes the segment roll.
+// IsFull reports whether no entry can be appended: the preallocated
+// file's room for entries is used up. A full index makes the segment roll.
 func (x *OffsetIndex) IsFull() bool {
 	v := x.f.View()
 	return v.Entries() >= v.MaxEntries()
@@ -112,9 +112,9 @@ func (x *OffsetIndex) LastEntry() Entry {
 	return DecodeEntry(v.Entry(v.Entries()-1), x.base)
 }
 
-// LastOffset returns the last entry's offset, or BaseOffset() when the
+// lastOffset returns the last entry's offset, or BaseOffset() when the
 // index is empty.
-func (x *OffsetIndex) LastOffset() int64 { return x.LastEntry().Offset }
+func (x *OffsetIndex) lastOffset() int64 { return x.LastEntry().Offset }
 
 // Lookup returns the entry with the greatest offset at most target, or
 // (BaseOffset(), 0) if there is none: where to start scanning the .log for
@@ -175,14 +175,14 @@ func lookupSlot(data []byte, n int, base, target int64) int {
 	return lo
 }
 
-// FetchUpperBoundOffset returns the entry with the smallest position at
+// fetchUpperBoundOffset returns the entry with the smallest position at
 // least startPosition+fetchSize: an offset certain to lie beyond a fetch of
 // fetchSize bytes from startPosition (Kafka uses it to bound the search
 // for aborted transactions). ok is false when there is none. It is the
 // entry Kafka's search picks, which, when the target equals the position of
 // the first entry of the range searched, is the entry after it: a valid
 // bound still, if not the smallest.
-func (x *OffsetIndex) FetchUpperBoundOffset(startPosition int32, fetchSize int) (e Entry, ok bool) {
+func (x *OffsetIndex) fetchUpperBoundOffset(startPosition int32, fetchSize int) (e Entry, ok bool) {
 	v := x.f.View()
 	slot := indexfile.SmallestUpperBound(v.Entries(), EntrySize, int64(startPosition)+int64(fetchSize), func(i int) int64 {
 		return int64(format.Int32(v.Entry(i)[positionAt:]))
@@ -196,7 +196,7 @@ func (x *OffsetIndex) FetchUpperBoundOffset(startPosition int32, fetchSize int) 
 // Append adds (offset, position). The offset must be larger than the last
 // entry's (ErrOffsetOrder; Kafka's InvalidOffsetException) and within
 // [BaseOffset(), BaseOffset()+MaxInt32] (ErrOffsetOverflow); the position
-// must be at least the last entry's and not negative (ErrPositionOrder);
+// must be at least the last entry's and not negative (ErrOffsetOrder);
 // and there must be room (ErrIndexFull). On any of these errors nothing is
 // written. I/O errors pass through.
 func (x *OffsetIndex) Append(offset int64, position int32) error {
@@ -213,11 +213,11 @@ func (x *OffsetIndex) Append(offset int64, position int32) error {
 			return opError(x.Path(), ErrOffsetOrder, "offset %d is not larger than the last offset %d (entry %d)", offset, last.Offset, v.Entries())
 		}
 		if position < last.Position {
-			return opError(x.Path(), ErrPositionOrder, "position %d is below the last position %d (entry %d)", position, last.Position, v.Entries())
+			return opError(x.Path(), ErrOffsetOrder, "position %d is below the last position %d (entry %d)", position, last.Position, v.Entries())
 		}
 	}
 	if position < 0 {
-		return opError(x.Path(), ErrPositionOrder, "negative position %d", position)
+		return opError(x.Path(), ErrOffsetOrder, "negative position %d", position)
 	}
 	var buf [EntrySize]byte
 	b, err := AppendEntry(buf[:0], x.base, Entry{Offset: offset, Position: position})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -19,7 +20,7 @@ func TestOpenPreallocates(t *testing.T) {
 		wantMax  int
 		wantFull bool
 	}{
-		{index.DefaultMaxIndexSize, 10 << 20, 10 << 20 / 8, false},
+		{segment.DefaultMaxIndexSize, 10 << 20, 10 << 20 / 8, false},
 		{67, 64, 8, false}, // Kafka's roundDownToExactMultiple(67, 8) == 64
 		{8, 8, 1, false},
 		{15, 8, 1, false},
@@ -32,8 +33,8 @@ func TestOpenPreallocates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Size() != tt.wantLen || x.Length() != tt.wantLen || x.MaxEntries() != tt.wantMax || x.Entries() != 0 || x.IsFull() != tt.wantFull {
-				t.Fatalf("size %d length %d maxEntries %d entries %d full %v", st.Size(), x.Length(), x.MaxEntries(), x.Entries(), x.IsFull())
+			if st.Size() != tt.wantLen || x.Length() != tt.wantLen || index.MaxEntries(x) != tt.wantMax || x.Entries() != 0 || x.IsFull() != tt.wantFull {
+				t.Fatalf("size %d length %d maxEntries %d entries %d full %v", st.Size(), x.Length(), index.MaxEntries(x), x.Entries(), x.IsFull())
 			}
 			if p := x.Padding(); p.Untrimmed || p.ZeroBytes != 0 {
 				t.Fatalf("a new index reports padding %+v", p)
@@ -53,7 +54,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("a refused open created the file: %v", err)
 	}
 	// The zero value of MaxIndexSize is segment.index.bytes' default.
-	if x, err := index.OpenOffsetIndex(fsys, "d.index", 0, index.OpenOptions{Writable: true}); err != nil || x.Length() != index.DefaultMaxIndexSize {
+	if x, err := index.OpenOffsetIndex(fsys, "d.index", 0, index.OpenOptions{Writable: true}); err != nil || x.Length() != segment.DefaultMaxIndexSize {
 		t.Errorf("default size: %v, %v", x, err)
 	} else {
 		x.Close()
@@ -113,7 +114,7 @@ func TestAppend(t *testing.T) {
 	fsys := vfs.NewMem()
 	x := openOffset(t, fsys, "x.index", base, 4*8, true)
 	defer x.Close()
-	if got := x.LastOffset(); got != base {
+	if got := index.LastOffset(x); got != base {
 		t.Fatalf("empty LastOffset = %d", got)
 	}
 	if got := x.LastEntry(); got != (index.Entry{Offset: base}) {
@@ -126,12 +127,12 @@ func TestAppend(t *testing.T) {
 		err      error
 	}{
 		{"below_base", base - 1, 10, index.ErrOffsetOverflow},
-		{"negative_position", base + 1, -5, index.ErrPositionOrder},
+		{"negative_position", base + 1, -5, index.ErrOffsetOrder},
 		{"first", base, 0, nil}, // Kafka accepts (base, 0) as a first entry
 		{"equal_offset", base, 10, index.ErrOffsetOrder},
 		{"second", base + 10, 4200, nil},
 		{"lower_offset", base + 5, 9000, index.ErrOffsetOrder},
-		{"lower_position", base + 20, 4100, index.ErrPositionOrder},
+		{"lower_position", base + 20, 4100, index.ErrOffsetOrder},
 		{"equal_position", base + 20, 4200, nil}, // positions need not increase strictly
 		{"overflow", base + math.MaxInt32 + 1, 9000, index.ErrOffsetOverflow},
 		{"max_relative", base + math.MaxInt32, 9000, nil},
@@ -161,8 +162,8 @@ func TestAppend(t *testing.T) {
 	if got := entries(x); !slices.Equal(got, want) {
 		t.Fatalf("entries %v, want %v", got, want)
 	}
-	if !x.IsFull() || x.LastOffset() != base+math.MaxInt32 || x.SizeInBytes() != 32 {
-		t.Fatalf("full %v last %d size %d", x.IsFull(), x.LastOffset(), x.SizeInBytes())
+	if !x.IsFull() || index.LastOffset(x) != base+math.MaxInt32 || index.SizeInBytes(x) != 32 {
+		t.Fatalf("full %v last %d size %d", x.IsFull(), index.LastOffset(x), index.SizeInBytes(x))
 	}
 }
 
@@ -226,7 +227,7 @@ func TestLookupWarmSection(t *testing.T) {
 
 func TestFetchUpperBoundOffset(t *testing.T) {
 	x := openOffset(t, vfs.NewMem(), "x.index", 0, 1024, true)
-	if _, ok := x.FetchUpperBoundOffset(0, 10); ok {
+	if _, ok := index.FetchUpperBoundOffset(x, 0, 10); ok {
 		t.Fatal("empty index gave an upper bound")
 	}
 	es := []index.Entry{{5, 4100}, {9, 8300}, {20, 12500}}
@@ -252,7 +253,7 @@ func TestFetchUpperBoundOffset(t *testing.T) {
 		{12500, 0, es[2], true},
 		{12500, 1, index.Entry{}, false},
 	} {
-		got, ok := x.FetchUpperBoundOffset(tt.pos, tt.size)
+		got, ok := index.FetchUpperBoundOffset(x, tt.pos, tt.size)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("FetchUpperBoundOffset(%d, %d) = %+v, %v; want %+v, %v", tt.pos, tt.size, got, ok, tt.want, tt.ok)
 		}
@@ -292,7 +293,7 @@ func TestTruncateTo(t *testing.T) {
 			if err := x.Append(200, 20000); err != nil {
 				t.Fatal(err)
 			}
-			if x.Entries() != tt.keep+1 || x.LastOffset() != 200 {
+			if x.Entries() != tt.keep+1 || index.LastOffset(x) != 200 {
 				t.Fatalf("after append: %v", entries(x))
 			}
 		})
@@ -332,8 +333,8 @@ func TestResizeTrimReset(t *testing.T) {
 		if changed != tt.changed || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
 			t.Fatalf("%s: Resize(%d) = %v, %v", tt.name, tt.size, changed, err)
 		}
-		if size() != tt.wantLen || x.Length() != tt.wantLen || x.MaxEntries() != int(tt.wantLen/8) {
-			t.Fatalf("%s: file %d, Length %d, MaxEntries %d", tt.name, size(), x.Length(), x.MaxEntries())
+		if size() != tt.wantLen || x.Length() != tt.wantLen || index.MaxEntries(x) != int(tt.wantLen/8) {
+			t.Fatalf("%s: file %d, Length %d, MaxEntries %d", tt.name, size(), x.Length(), index.MaxEntries(x))
 		}
 	}
 	if !x.IsFull() {
@@ -349,7 +350,7 @@ func TestResizeTrimReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustFlush(t, x) // entries are written behind
-	if x.Entries() != 0 || size() != 80 || x.MaxEntries() != 10 || !bytes.Equal(readAll(t, fsys, "x.index"), make([]byte, 80)) {
+	if x.Entries() != 0 || size() != 80 || index.MaxEntries(x) != 10 || !bytes.Equal(readAll(t, fsys, "x.index"), make([]byte, 80)) {
 		t.Fatalf("after Reset: %d entries, size %d", x.Entries(), size())
 	}
 }
@@ -424,11 +425,11 @@ func TestPaddedIndexBehavesLikeKafka(t *testing.T) {
 	es := []index.Entry{{110, 4500}, {120, 9000}, {130, 13600}}
 	writeFile(t, fsys, "x.index", append(encode(t, 100, es...), make([]byte, 40)...))
 	x := openOffset(t, fsys, "x.index", 100, 64, true)
-	if x.Entries() != 8 || x.MaxEntries() != 8 || !x.IsFull() {
-		t.Fatalf("entries %d max %d", x.Entries(), x.MaxEntries())
+	if x.Entries() != 8 || index.MaxEntries(x) != 8 || !x.IsFull() {
+		t.Fatalf("entries %d max %d", x.Entries(), index.MaxEntries(x))
 	}
-	if x.LastOffset() != 100 || x.Entry(7) != (index.Entry{Offset: 100}) {
-		t.Fatalf("last %d, entry 7 %+v", x.LastOffset(), x.Entry(7))
+	if index.LastOffset(x) != 100 || x.Entry(7) != (index.Entry{Offset: 100}) {
+		t.Fatalf("last %d, entry 7 %+v", index.LastOffset(x), x.Entry(7))
 	}
 	if err := x.SanityCheck(); err != nil {
 		t.Fatalf("Kafka's check passes a padded offset index: %v", err)
@@ -470,8 +471,8 @@ func TestAppendAfterPadding(t *testing.T) {
 	fsys := vfs.NewMem()
 	writeFile(t, fsys, "x.index", append(encode(t, 0, index.Entry{Offset: 10, Position: 4500}), make([]byte, 16)...))
 	x := openOffset(t, fsys, "x.index", 0, 64, true)
-	if x.Entries() != 3 || x.LastOffset() != 0 {
-		t.Fatalf("entries %d last %d", x.Entries(), x.LastOffset())
+	if x.Entries() != 3 || index.LastOffset(x) != 0 {
+		t.Fatalf("entries %d last %d", x.Entries(), index.LastOffset(x))
 	}
 	if _, err := x.Resize(64); err != nil { // the active segment's room back
 		t.Fatal(err)
@@ -593,7 +594,7 @@ func TestRenameDeleteFlush(t *testing.T) {
 // roll; reopen read-only, and writable (which preallocates again).
 func TestCloseReopen(t *testing.T) {
 	fsys := vfs.NewMem()
-	x := openOffset(t, fsys, "x.index", 500, index.DefaultMaxIndexSize, true)
+	x := openOffset(t, fsys, "x.index", 500, segment.DefaultMaxIndexSize, true)
 	want := []index.Entry{{510, 4200}, {530, 8400}, {531, 12600}}
 	for _, e := range want {
 		if err := x.Append(e.Offset, e.Position); err != nil {
@@ -613,12 +614,12 @@ func TestCloseReopen(t *testing.T) {
 	if got := entries(ro); !slices.Equal(got, want) || ro.Length() != 24 {
 		t.Fatalf("reopened: %v, length %d", got, ro.Length())
 	}
-	rw := openOffset(t, fsys, "x.index", 500, index.DefaultMaxIndexSize, true)
+	rw := openOffset(t, fsys, "x.index", 500, segment.DefaultMaxIndexSize, true)
 	defer rw.Close()
 	if !rw.IsFull() || rw.Length() != 24 {
 		t.Fatalf("a trimmed index reopened writable: length %d, full %v; want 24, full (as a rolled segment's)", rw.Length(), rw.IsFull())
 	}
-	if _, err := rw.Resize(index.DefaultMaxIndexSize); err != nil {
+	if _, err := rw.Resize(segment.DefaultMaxIndexSize); err != nil {
 		t.Fatal(err)
 	}
 	if got := entries(rw); !slices.Equal(got, want) || rw.Length() != 10<<20 || rw.IsFull() {

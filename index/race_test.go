@@ -61,11 +61,11 @@ func TestOneWriterManyReaders(t *testing.T) {
 		}
 		switch round % 5 {
 		case 1:
-			cut := x.LastOffset() - 50
+			cut := index.LastOffset(x) - 50
 			if err := x.TruncateTo(cut); err != nil {
 				t.Fatal(err)
 			}
-			next = max(x.LastOffset()+10, 10)
+			next = max(index.LastOffset(x)+10, 10)
 		case 2:
 			if err := x.TrimToValidSize(); err != nil {
 				t.Fatal(err)
@@ -101,7 +101,7 @@ func TestTxnIndexConcurrentReaders(t *testing.T) {
 			defer wg.Done()
 			var buf []index.AbortedTxn
 			for !stop.Load() {
-				buf, _ = x.CollectAbortedTxns(buf[:0], 0, 1<<40)
+				buf, _ = index.CollectAbortedTxns(x, buf[:0], 0, 1<<40)
 				for j := 1; j < len(buf); j++ {
 					if buf[j].LastOffset <= buf[j-1].LastOffset {
 						panic("out of order")

@@ -13,6 +13,7 @@ import (
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/realdata"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
@@ -112,7 +113,7 @@ func TestRealOffsetIndexes(t *testing.T) {
 // checkLookups asserts RELIABILITY I3: for every offset of the log, the
 // lookup's position is a batch start at or before the batch holding it,
 // and no batch in between ends at or after the offset before that batch.
-func checkLookups(t *testing.T, x *index.OffsetIndex, entries []index.LogEntrySummary) {
+func checkLookups(t *testing.T, x *index.OffsetIndex, entries []verify.LogEntrySummary) {
 	t.Helper()
 	loc := verify.NewLocator(entries)
 	for b := range entries {
@@ -142,7 +143,7 @@ func TestRealPaddedIndex(t *testing.T) {
 		}
 	}
 	fsys := vfs.NewMem()
-	padded := append(bytes.Clone(s.index), make([]byte, index.DefaultMaxIndexSize-len(s.index))...)
+	padded := append(bytes.Clone(s.index), make([]byte, segment.DefaultMaxIndexSize-len(s.index))...)
 	writeFile(t, fsys, "00000000000000000000.index", padded)
 	x := openOffset(t, fsys, "00000000000000000000.index", s.base, -1, false)
 	n := len(s.index) / 8
@@ -150,8 +151,8 @@ func TestRealPaddedIndex(t *testing.T) {
 	if p := x.Padding(); p != want {
 		t.Fatalf("Padding = %+v, want %+v", p, want)
 	}
-	if x.Entries() != 10<<20/8 || x.LastOffset() != s.base {
-		t.Fatalf("Kafka's view: %d entries, last offset %d", x.Entries(), x.LastOffset())
+	if x.Entries() != 10<<20/8 || index.LastOffset(x) != s.base {
+		t.Fatalf("Kafka's view: %d entries, last offset %d", x.Entries(), index.LastOffset(x))
 	}
 	if got := index.HeldBytes(x); got != len(s.index) {
 		t.Fatalf("%d bytes in memory for %d bytes of entries", got, len(s.index))
@@ -169,7 +170,7 @@ func TestRealPaddedIndex(t *testing.T) {
 	checkLookups(t, x, s.log.Entries)
 	// Writable, the padding can be dropped; the file is then what the
 	// broker would have trimmed it to.
-	w := openOffset(t, fsys, "00000000000000000000.index", s.base, index.DefaultMaxIndexSize, true)
+	w := openOffset(t, fsys, "00000000000000000000.index", s.base, segment.DefaultMaxIndexSize, true)
 	if !w.IsFull() {
 		t.Fatal("a padded index opened writable is not full, as Kafka would find it")
 	}
@@ -216,7 +217,7 @@ func TestRealReconstruction(t *testing.T) {
 	out.WriteString("# the broker's file, '+' only in the rebuild, each with its verification.\n")
 	identical, differ := 0, 0
 	for _, s := range realSegments(t) {
-		rebuilt, err := index.RebuildOffsetIndex(nil, s.base, s.log.Entries, index.DefaultIndexIntervalBytes)
+		rebuilt, err := verify.RebuildOffsetIndex(nil, s.base, s.log.Entries, segment.DefaultIndexIntervalBytes)
 		if err != nil {
 			t.Fatalf("%s: %v", s.rel, err)
 		}
@@ -267,7 +268,7 @@ func TestRealReconstruction(t *testing.T) {
 func checkSpacing(t *testing.T, s realSegment, es []index.Entry) {
 	prev := int64(0)
 	for _, e := range es {
-		if int64(e.Position)-prev <= index.DefaultIndexIntervalBytes {
+		if int64(e.Position)-prev <= segment.DefaultIndexIntervalBytes {
 			t.Errorf("%s: entry %+v only %d bytes after the previous one", s.rel, e, int64(e.Position)-prev)
 		}
 		prev = int64(e.Position)

@@ -25,8 +25,8 @@ const (
 	txnLastStableOffsetAt = txnLastOffsetAt + 8       // int64
 	AbortedTxnSize        = txnLastStableOffsetAt + 8 // 34
 
-	// CurrentTxnVersion is the only entry version Kafka writes and reads.
-	CurrentTxnVersion int16 = 0
+	// currentTxnVersion is the only entry version Kafka writes and reads.
+	currentTxnVersion int16 = 0
 )
 
 // AbortedTxn is one .txnindex entry: a transaction of ProducerID that was
@@ -73,7 +73,7 @@ func DecodeAbortedTxn(b []byte) (AbortedTxn, error) {
 		LastOffset:       format.Int64(b[txnLastOffsetAt:]),
 		LastStableOffset: format.Int64(b[txnLastStableOffsetAt:]),
 	}
-	if t.Version > CurrentTxnVersion {
+	if t.Version > currentTxnVersion {
 		return t, format.Corrupt("", txnVersionAt, fmt.Errorf("%w %d (%w)", ErrUnsupportedVersion, t.Version, format.ErrInvalid))
 	}
 	return t, nil
@@ -89,7 +89,7 @@ func DecodeAbortedTxn(b []byte) (AbortedTxn, error) {
 // segment rarely holds more than a few). Concurrency: one goroutine may
 // call the mutating methods (Append, TruncateTo, Reset, Flush, Close,
 // Rename, Delete) while others call the reading ones (All, Overlapping,
-// CollectAbortedTxns, Entries, LastOffset, SanityCheck, BaseOffset, Path);
+// Entries, LastOffset, SanityCheck, BaseOffset, Path);
 // the mutating methods must not run concurrently with each other.
 type TransactionIndex struct {
 	fsys     vfs.FS
@@ -177,9 +177,9 @@ func (x *TransactionIndex) BaseOffset() int64 { return x.base }
 // Path returns the index file's name.
 func (x *TransactionIndex) Path() string { return x.st.Load().path }
 
-// Exists reports whether the file exists (it is created by the first
+// exists reports whether the file exists (it is created by the first
 // Append).
-func (x *TransactionIndex) Exists() bool { return x.st.Load().exist }
+func (x *TransactionIndex) exists() bool { return x.st.Load().exist }
 
 // Entries returns the number of aborted transactions.
 func (x *TransactionIndex) Entries() int { return len(x.st.Load().txns) }
@@ -202,16 +202,16 @@ func (x *TransactionIndex) All() []AbortedTxn { return slices.Clone(x.st.Load().
 // [fetchOffset, upperBoundOffset): those with LastOffset >= fetchOffset and
 // FirstOffset < upperBoundOffset.
 func (x *TransactionIndex) Overlapping(fetchOffset, upperBoundOffset int64) []AbortedTxn {
-	txns, _ := x.CollectAbortedTxns(nil, fetchOffset, upperBoundOffset)
+	txns, _ := x.collectAbortedTxns(nil, fetchOffset, upperBoundOffset)
 	return txns
 }
 
-// CollectAbortedTxns is Kafka's collectAbortedTxns: it appends to dst the
+// collectAbortedTxns is Kafka's collectAbortedTxns: it appends to dst the
 // transactions overlapping [fetchOffset, upperBoundOffset) and reports
 // whether the search is complete, that is whether an entry's
 // LastStableOffset reached upperBoundOffset, so that later segments need
 // not be searched.
-func (x *TransactionIndex) CollectAbortedTxns(dst []AbortedTxn, fetchOffset, upperBoundOffset int64) ([]AbortedTxn, bool) {
+func (x *TransactionIndex) collectAbortedTxns(dst []AbortedTxn, fetchOffset, upperBoundOffset int64) ([]AbortedTxn, bool) {
 	for _, t := range x.st.Load().txns {
 		if t.LastOffset >= fetchOffset && t.FirstOffset < upperBoundOffset {
 			dst = append(dst, t)
@@ -234,7 +234,7 @@ func (x *TransactionIndex) Append(t AbortedTxn) error {
 	if err := x.check(); err != nil {
 		return err
 	}
-	if t.Version != CurrentTxnVersion {
+	if t.Version != currentTxnVersion {
 		return opError(st.path, ErrUnsupportedVersion, "version %d", t.Version)
 	}
 	if n := len(st.txns); n > 0 && t.LastOffset <= st.txns[n-1].LastOffset {

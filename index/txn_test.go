@@ -31,7 +31,7 @@ func encodeTxns(txns ...index.AbortedTxn) []byte {
 func TestTxnIndexCreatedLazily(t *testing.T) {
 	fsys := vfs.NewMem()
 	x := openTxn(t, fsys, "a.txnindex", 100, true)
-	if x.Exists() || x.Entries() != 0 {
+	if index.Exists(x) || x.Entries() != 0 {
 		t.Fatal("a missing index is not empty")
 	}
 	if _, ok := x.LastOffset(); ok {
@@ -57,12 +57,12 @@ func TestTxnIndexCreatedLazily(t *testing.T) {
 	if err := x.Append(txn); err != nil {
 		t.Fatal(err)
 	}
-	if !x.Exists() || !bytes.Equal(readAll(t, fsys, "b.txnindex"), encodeTxns(txn)) {
+	if !index.Exists(x) || !bytes.Equal(readAll(t, fsys, "b.txnindex"), encodeTxns(txn)) {
 		t.Fatal("first append did not write the file")
 	}
 	// A read-only open of a missing file is an empty index, not an error.
 	ro := openTxn(t, fsys, "missing.txnindex", 0, false)
-	if ro.Entries() != 0 || ro.Exists() || ro.SanityCheck() != nil {
+	if ro.Entries() != 0 || index.Exists(ro) || ro.SanityCheck() != nil {
 		t.Fatal("missing read-only index")
 	}
 	if _, err := fsys.Stat("missing.txnindex"); !isNotExist(err) {
@@ -159,7 +159,7 @@ func TestTxnIndexCollect(t *testing.T) {
 		{"after_all", 50, 60, nil, false},
 		{"at_last_offset", 45, 46, txns[3:], true},
 	} {
-		got, complete := x.CollectAbortedTxns(nil, tt.fetch, tt.upto)
+		got, complete := index.CollectAbortedTxns(x, nil, tt.fetch, tt.upto)
 		if !slices.Equal(got, tt.want) || complete != tt.complete {
 			t.Errorf("%s: CollectAbortedTxns(%d, %d) = %v, %v; want %v, %v", tt.name, tt.fetch, tt.upto, got, complete, tt.want, tt.complete)
 		}
@@ -202,7 +202,7 @@ func TestTxnIndexTruncate(t *testing.T) {
 		if err := x.Reset(); err != nil {
 			t.Fatal(err)
 		}
-		if x.Entries() != 0 || len(readAll(t, fsys, "x.txnindex")) != 0 || !x.Exists() {
+		if x.Entries() != 0 || len(readAll(t, fsys, "x.txnindex")) != 0 || !index.Exists(x) {
 			t.Fatal("Reset did not empty the file (and keep it)")
 		}
 	}
@@ -281,7 +281,7 @@ func TestTxnIndexDelete(t *testing.T) {
 	if err := y.Delete(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fsys.Stat("y.txnindex"); !isNotExist(err) || y.Exists() {
+	if _, err := fsys.Stat("y.txnindex"); !isNotExist(err) || index.Exists(y) {
 		t.Fatal("Delete left the file")
 	}
 }

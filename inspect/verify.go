@@ -450,7 +450,7 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 	nProblems := len(p.problems)
 	p.aborted = p.aborted[:0]
 	p.segMaxTs, p.segFirstTs, p.haveEntries = record.NoTimestamp, record.NoTimestamp, false
-	var entries []index.LogEntrySummary
+	var entries []verify.LogEntrySummary
 
 	f, err := v.fsys.Open(logPath)
 	if err != nil {
@@ -500,8 +500,8 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 // entry checks one entry that passed the scanner's header and CRC checks,
 // feeds it to the cross-checks, and returns its summary and whether its
 // records are valid.
-func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry, sr *SegmentReport) (index.LogEntrySummary, bool) {
-	sum := index.LogEntrySummary{
+func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry, sr *SegmentReport) (verify.LogEntrySummary, bool) {
+	sum := verify.LogEntrySummary{
 		Position: e.Position, Size: int64(e.Size()), Magic: e.Magic,
 		BaseOffset: e.BaseOffset(), LastOffset: e.LastOffset(), MaxTimestamp: e.MaxTimestamp(),
 		OffsetOfMaxTimestamp: e.LastOffset(), ProducerID: record.NoProducerID,
@@ -701,7 +701,7 @@ func (v *verifier) progress(done int64, force bool) {
 
 // indexes checks a segment's .index, .timeindex and .txnindex against the
 // entries of its .log.
-func (v *verifier) indexes(p *partition, s *segFiles, entries []index.LogEntrySummary, last bool) error {
+func (v *verifier) indexes(p *partition, s *segFiles, entries []verify.LogEntrySummary, last bool) error {
 	nonEmpty := s.log.Size() > 0
 	idxPath := segment.Path(p.dir, s.base, segment.IndexSuffix)
 	tiPath := segment.Path(p.dir, s.base, segment.TimeIndexSuffix)

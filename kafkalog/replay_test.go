@@ -10,13 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
-	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
@@ -49,7 +47,7 @@ var notReplayable = map[string]string{
 // broker's config, closes it, and compares the files: every .log must be
 // byte-identical to the broker's, with the same segment boundaries. The
 // .index and .timeindex files must equal what Kafka's rules give for
-// one-entry appends (index.RebuildOffsetIndex, timeindex.Rebuild with the
+// one-entry appends (verify.RebuildOffsetIndex, timeindex.Rebuild with the
 // batch-last-offset rule of followers and Kafka 3.8+); they equal the
 // broker's own files wherever the broker appended one batch at a time
 // without restarting, and the test counts those. The others differ for
@@ -136,11 +134,11 @@ func TestReplayRealPartitions(t *testing.T) {
 				if err != nil || sum.Err != nil {
 					t.Fatalf("%s: %v %v", name, err, sum.Err)
 				}
-				wantIdx, err := index.RebuildOffsetIndex(nil, base, sum.Entries, int(cfg.IndexIntervalBytes))
+				wantIdx, err := verify.RebuildOffsetIndex(nil, base, sum.Entries, int(cfg.IndexIntervalBytes))
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantTidx, err := timeindex.Rebuild(nil, base, sum.Entries, int(cfg.IndexIntervalBytes), timeindex.ShallowOffsets)
+				wantTidx, err := verify.RebuildTimeIndex(nil, base, sum.Entries, int(cfg.IndexIntervalBytes), verify.ShallowOffsets)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -569,14 +569,8 @@ func checkListOffsets(ctx context.Context, t *testing.T, adm *kadm.Client, parts
 // its last expected record (every partition ends with a visible record).
 func consumeAll(ctx context.Context, t *testing.T, bootstrap string, parts []*adoptPartition, committed bool) map[int32][]*kgo.Record {
 	t.Helper()
-	iso, name := kgo.ReadUncommitted(), "read_uncommitted"
-	if committed {
-		iso, name = kgo.ReadCommitted(), "read_committed"
-	}
-	offsets := map[int32]kgo.Offset{}
 	last := map[int32]int64{}
 	for _, p := range parts {
-		offsets[p.id] = kgo.NewOffset().At(0)
 		last[p.id] = -1
 		for _, r := range p.recs {
 			if !committed || !r.aborted {
@@ -584,8 +578,30 @@ func consumeAll(ctx context.Context, t *testing.T, bootstrap string, parts []*ad
 			}
 		}
 	}
+	return consumeUntil(ctx, t, bootstrap, map[string]map[int32]int64{adoptTopic: last}, committed)[adoptTopic]
+}
+
+// consumeUntil reads the partitions of last (by topic) through the broker
+// from offset 0 until each has served a record at or past its offset in
+// last (a partition at -1 is read, but not waited for), read_committed or
+// read_uncommitted; it returns the records by topic and partition.
+func consumeUntil(ctx context.Context, t *testing.T, bootstrap string, last map[string]map[int32]int64, committed bool) map[string]map[int32][]*kgo.Record {
+	t.Helper()
+	iso, name := kgo.ReadUncommitted(), "read_uncommitted"
+	if committed {
+		iso, name = kgo.ReadCommitted(), "read_committed"
+	}
+	offsets := map[string]map[int32]kgo.Offset{}
+	got := map[string]map[int32][]*kgo.Record{}
+	for topic, parts := range last {
+		offsets[topic] = map[int32]kgo.Offset{}
+		got[topic] = map[int32][]*kgo.Record{}
+		for id := range parts {
+			offsets[topic][id] = kgo.NewOffset().At(0)
+		}
+	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{adoptTopic: offsets}),
+		kgo.ConsumePartitions(offsets),
 		kgo.FetchIsolationLevel(iso), kgo.FetchMaxWait(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -593,11 +609,12 @@ func consumeAll(ctx context.Context, t *testing.T, bootstrap string, parts []*ad
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	got := map[int32][]*kgo.Record{}
 	done := func() bool {
-		for id, want := range last {
-			if rs := got[id]; want >= 0 && (len(rs) == 0 || rs[len(rs)-1].Offset < want) {
-				return false
+		for topic, parts := range last {
+			for id, want := range parts {
+				if rs := got[topic][id]; want >= 0 && (len(rs) == 0 || rs[len(rs)-1].Offset < want) {
+					return false
+				}
 			}
 		}
 		return true
@@ -605,13 +622,15 @@ func consumeAll(ctx context.Context, t *testing.T, bootstrap string, parts []*ad
 	for !done() {
 		fetches := cl.PollFetches(ctx)
 		for _, e := range fetches.Errors() {
-			progress := map[int32]int{}
-			for id, rs := range got {
-				progress[id] = len(rs)
+			progress := map[string]int{}
+			for topic, parts := range got {
+				for id, rs := range parts {
+					progress[fmt.Sprintf("%s[%d]", topic, id)] = len(rs)
+				}
 			}
 			t.Fatalf("%s: fetch error on %s[%d]: %v (records so far by partition: %v)", name, e.Topic, e.Partition, e.Err, progress)
 		}
-		fetches.EachRecord(func(r *kgo.Record) { got[r.Partition] = append(got[r.Partition], r) })
+		fetches.EachRecord(func(r *kgo.Record) { got[r.Topic][r.Partition] = append(got[r.Topic][r.Partition], r) })
 	}
 	return got
 }

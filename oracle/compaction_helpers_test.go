@@ -34,6 +34,7 @@ import (
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -560,16 +561,16 @@ func nonEmpty(t testing.TB, dir, ext string) []string {
 // ruleIndex is the .index or .timeindex Kafka's per-batch rule builds
 // over the batches of a cleaned segment.
 func ruleIndex(bs []logBatch, base int64, interval int, ext string) ([]byte, error) {
-	var sum []index.LogEntrySummary
+	var sum []verify.LogEntrySummary
 	for _, b := range bs {
 		e := &b.e
-		sum = append(sum, index.LogEntrySummary{Position: b.pos, Size: int64(len(b.raw)), Magic: e.Magic,
+		sum = append(sum, verify.LogEntrySummary{Position: b.pos, Size: int64(len(b.raw)), Magic: e.Magic,
 			BaseOffset: e.BaseOffset(), LastOffset: e.LastOffset(), MaxTimestamp: e.MaxTimestamp(), OffsetOfMaxTimestamp: e.LastOffset()})
 	}
 	if ext == segment.IndexSuffix {
-		return index.RebuildOffsetIndex(nil, base, sum, interval)
+		return verify.RebuildOffsetIndex(nil, base, sum, interval)
 	}
-	return timeindex.Rebuild(nil, base, sum, interval, timeindex.ShallowOffsets)
+	return verify.RebuildTimeIndex(nil, base, sum, interval, verify.ShallowOffsets)
 }
 
 // compareBatch reports whether two batches are byte for byte the same;
@@ -742,6 +743,9 @@ type genSpec struct {
 	openTxn    bool // leave a transaction open at the end
 	horizons   []int64
 	props      map[string]string // written with (index.interval.bytes, message.timestamp.type)
+	// ts is the first record's timestamp and now the engine's clock while
+	// it writes; 0 means baseTs and writeNow.
+	ts, now int64
 }
 
 // writeCompactPartition writes a partition by spec into dir (its parent
@@ -759,11 +763,18 @@ func writeCompactPartition(t testing.TB, dir string, sp genSpec) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), cfg, kafkalog.Options{Clock: fixedClock{writeNow}})
+	ts, now := baseTs, writeNow
+	if sp.ts != 0 {
+		ts = sp.ts
+	}
+	if sp.now != 0 {
+		now = sp.now
+	}
+	l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), cfg, kafkalog.Options{Clock: fixedClock{now}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &compactGen{t: t, rng: rand.New(rand.NewPCG(sp.seed, 0xc1ea)), l: l, ts: baseTs, keys: sp.keys,
+	g := &compactGen{t: t, rng: rand.New(rand.NewPCG(sp.seed, 0xc1ea)), l: l, ts: ts, keys: sp.keys,
 		seq: map[int64]int32{}, open: map[int64]bool{}, epoch: map[int64]int16{}}
 	for i, pid := range genTxnProducers {
 		g.epoch[pid] = int16(i)

@@ -382,7 +382,7 @@ func (s *Segment) ReadNextOffset() (int64, error) {
 
 func (s *Segment) readNextOffset() (int64, error) {
 	next := s.base
-	from := int64(s.offIdx.Lookup(s.offIdx.LastOffset()).Position)
+	from := int64(s.offIdx.Lookup(s.offIdx.LastEntry().Offset).Position)
 	if from > s.size || from < 0 {
 		from = 0
 	}

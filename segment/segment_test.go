@@ -347,8 +347,8 @@ func TestTruncateTo(t *testing.T) {
 		t.Fatalf("next offset %d, want 40", next)
 	}
 	oi, _ := s.OffsetIndex()
-	if oi.Entries() > 0 && oi.LastOffset() >= 45 {
-		t.Fatalf("index keeps offset %d", oi.LastOffset())
+	if oi.Entries() > 0 && oi.LastEntry().Offset >= 45 {
+		t.Fatalf("index keeps offset %d", oi.LastEntry().Offset)
 	}
 	if ts, off, _ := s.MaxTimestampSoFar(); ts != 1039 || off != 39 {
 		t.Fatalf("max timestamp after truncation %d@%d, want 1039@39", ts, off)

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
@@ -58,7 +58,7 @@ func BenchmarkLookup(b *testing.B) {
 // BenchmarkMaybeAppend measures appends to a preallocated time index on
 // vfs.NewMem; the index is reset when it fills.
 func BenchmarkMaybeAppend(b *testing.B) {
-	x := openTime(b, vfs.NewMem(), "a.timeindex", 0, index.DefaultMaxIndexSize, true)
+	x := openTime(b, vfs.NewMem(), "a.timeindex", 0, segment.DefaultMaxIndexSize, true)
 	b.ReportAllocs()
 	b.SetBytes(timeindex.EntrySize)
 	n := int64(0)

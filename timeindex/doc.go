@@ -31,7 +31,7 @@
 //
 // # Use
 //
-//	x, err := timeindex.OpenTimeIndex(fsys, "00000000000000000000.timeindex", 0, index.OpenOptions{Writable: true, MaxIndexSize: index.DefaultMaxIndexSize})
+//	x, err := timeindex.OpenTimeIndex(fsys, "00000000000000000000.timeindex", 0, index.OpenOptions{Writable: true})
 //	err = x.MaybeAppend(1700000000123, 1234, false)
 //	e := x.Lookup(1700000000200) // {1700000000123 1234}: scan from offset 1234
 //	err = x.MaybeAppend(maxTs, offsetOfMaxTs, true) // at roll
@@ -53,7 +53,7 @@
 //
 // # Verification and reconstruction
 //
-// verify.TimeIndex cross-checks each entry against the .log; Rebuild
-// produces what Kafka's recovery writes from its summary. See package
-// index.
+// verify.TimeIndex cross-checks each entry against the .log;
+// verify.RebuildTimeIndex produces what Kafka's recovery writes from its
+// summary. See package index.
 package timeindex

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
@@ -19,7 +20,7 @@ func ExampleAppendEntry() {
 
 func ExampleTimeIndex() {
 	fsys := vfs.NewMem()
-	x, err := timeindex.OpenTimeIndex(fsys, "00000000000000001000.timeindex", 1000, index.OpenOptions{Writable: true, MaxIndexSize: index.DefaultMaxIndexSize})
+	x, err := timeindex.OpenTimeIndex(fsys, "00000000000000001000.timeindex", 1000, index.OpenOptions{Writable: true, MaxIndexSize: segment.DefaultMaxIndexSize})
 	if err != nil {
 		panic(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/realdata"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
@@ -116,7 +117,7 @@ func equal(a, b []timeindex.Entry) bool {
 // checkTimeLookups asserts what a lookup by time needs: for each batch's
 // max timestamp t, the entry found has a timestamp at most t, and no batch
 // before the one holding its offset has a timestamp of t or more.
-func checkTimeLookups(t *testing.T, x *timeindex.TimeIndex, entries []index.LogEntrySummary) {
+func checkTimeLookups(t *testing.T, x *timeindex.TimeIndex, entries []verify.LogEntrySummary) {
 	t.Helper()
 	loc := verify.NewLocator(entries)
 	for _, b := range entries {
@@ -173,7 +174,7 @@ func TestRealPaddedTimeIndex(t *testing.T) {
 	if p := verify.Padding(x.Path(), timeindex.EntrySize, x.Padding(), true); p == nil || p.Level != finding.Warning {
 		t.Fatalf("padding problem %+v", p)
 	}
-	w := openTime(t, fsys, "x.timeindex", s.base, index.DefaultMaxIndexSize, true)
+	w := openTime(t, fsys, "x.timeindex", s.base, segment.DefaultMaxIndexSize, true)
 	if dropped, err := w.DiscardPadding(); !dropped || err != nil {
 		t.Fatal(dropped, err)
 	}
@@ -198,14 +199,14 @@ func errorsIsCorrupt(err error) bool {
 // broker versions PROVENANCE.md records: leaders before Kafka 3.8 stored the
 // offset of the record holding the max timestamp (uncompressed batches),
 // 3.8 and followers the batch's last offset.
-var offsetRules = map[string]timeindex.OffsetRule{
-	"fuzibotond__Experts-in-team-innovation":                          timeindex.ShallowOffsets, // Kafka 3.8
-	"dipendrasaini__kafka-learnning-series":                           timeindex.RecordOffsets,  // >= 2.8 (< 3.8, by invoice-1's files)
-	"yuanliubei__kafka-source-code":                                   timeindex.RecordOffsets,  // 2.1
-	"macsakini__KafkaCluster":                                         timeindex.RecordOffsets,  // 3.4
-	"ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions": timeindex.RecordOffsets,  // 3.7
-	"RaviAzzuraPutra__LATIHAN-MICROSERVICE-NEW":                       timeindex.RecordOffsets,  // 3.6.1
-	"kafka-broker": timeindex.ShallowOffsets, // 4.3.1 (testdata/kafka-broker)
+var offsetRules = map[string]verify.OffsetRule{
+	"fuzibotond__Experts-in-team-innovation":                          verify.ShallowOffsets, // Kafka 3.8
+	"dipendrasaini__kafka-learnning-series":                           verify.RecordOffsets,  // >= 2.8 (< 3.8, by invoice-1's files)
+	"yuanliubei__kafka-source-code":                                   verify.RecordOffsets,  // 2.1
+	"macsakini__KafkaCluster":                                         verify.RecordOffsets,  // 3.4
+	"ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions": verify.RecordOffsets,  // 3.7
+	"RaviAzzuraPutra__LATIHAN-MICROSERVICE-NEW":                       verify.RecordOffsets,  // 3.6.1
+	"kafka-broker": verify.ShallowOffsets, // 4.3.1 (testdata/kafka-broker)
 }
 
 // followers are partitions whose broker was a follower (PROVENANCE.md):
@@ -258,9 +259,9 @@ func TestRealReconstruction(t *testing.T) {
 			t.Fatalf("%s: no offset rule for set %s", s.rel, set)
 		}
 		if followers[s.dir] {
-			rule = timeindex.ShallowOffsets
+			rule = verify.ShallowOffsets
 		}
-		rebuilt, err := timeindex.Rebuild(nil, s.base, s.log.Entries, index.DefaultIndexIntervalBytes, rule)
+		rebuilt, err := verify.RebuildTimeIndex(nil, s.base, s.log.Entries, segment.DefaultIndexIntervalBytes, rule)
 		if err != nil {
 			t.Fatalf("%s: %v", s.rel, err)
 		}
@@ -270,7 +271,7 @@ func TestRealReconstruction(t *testing.T) {
 			t.Errorf("%s: rebuilt entry: %v %s: %s", s.rel, p.Level, p.Kind, p.Detail)
 		}
 		real := decodeAll(s.time, s.base)
-		ruleName := map[timeindex.OffsetRule]string{timeindex.ShallowOffsets: "batch last offsets", timeindex.RecordOffsets: "record offsets"}[rule]
+		ruleName := map[verify.OffsetRule]string{verify.ShallowOffsets: "batch last offsets", verify.RecordOffsets: "record offsets"}[rule]
 		if bytes.Equal(rebuilt, s.time) {
 			identical++
 			fmt.Fprintf(&out, "= %s (%d entries; %s)\n", s.rel, len(real), ruleName)

@@ -84,7 +84,7 @@ type TimeIndex struct {
 func OpenTimeIndex(fsys vfs.FS, path string, baseOffset int64, o index.OpenOptions) (*TimeIndex, error) {
 	size := o.MaxIndexSize
 	if size == 0 {
-		size = index.DefaultMaxIndexSize
+		size = indexfile.DefaultMaxIndexSize
 	}
 	f, err := indexfile.Open(fsys, path, EntrySize, size, o.Writable)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/indexfile"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
@@ -105,7 +106,7 @@ func TestEntryGolden(t *testing.T) {
 
 func TestPreallocation(t *testing.T) {
 	fsys := vfs.NewMem()
-	x := openTime(t, fsys, "x.timeindex", 0, index.DefaultMaxIndexSize, true)
+	x := openTime(t, fsys, "x.timeindex", 0, segment.DefaultMaxIndexSize, true)
 	defer x.Close()
 	st, err := fsys.Stat("x.timeindex")
 	if err != nil {

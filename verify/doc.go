@@ -21,6 +21,10 @@
 //   - .txnindex: entries in order, none below the base offset, each ending
 //     at an ABORT marker of its producer.
 //
+// RebuildOffsetIndex and RebuildTimeIndex produce, from the same summary
+// (LogEntrySummary), the files Kafka's recovery (LogSegment.recover) writes:
+// what a check compares with, and what a fixture or a repair tool writes.
+//
 // Packages index and timeindex know only bytes and files; this package is
 // where they meet the record batches.
 package verify

@@ -7,6 +7,7 @@ import (
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
@@ -19,7 +20,7 @@ func ExampleOffsetIndex() {
 		log, _ = record.AppendBatch(log, &spec, []record.Record{{Timestamp: 1000 + off, Value: make([]byte, 3000)}})
 	}
 	sum, _ := verify.SummarizeLog(bytes.NewReader(log), int64(len(log)), "00000000000000000000.log")
-	built, _ := index.RebuildOffsetIndex(nil, 0, sum.Entries, index.DefaultIndexIntervalBytes)
+	built, _ := verify.RebuildOffsetIndex(nil, 0, sum.Entries, segment.DefaultIndexIntervalBytes)
 
 	fsys := vfs.NewMem()
 	bad := append(built, 0, 0, 0, 2, 0, 0, 0, 10) // offset 2 at byte 10: not a batch start

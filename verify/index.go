@@ -44,7 +44,7 @@ func Padding(file string, entrySize int, p index.Padding, active bool) *finding.
 // Errors: finding.KindIndexOffsetOrder, finding.KindIndexPositionPastEnd,
 // finding.KindIndexNotBatchBoundary, finding.KindIndexOffsetBeforeBatch,
 // finding.KindIndexOffsetPastLogEnd.
-func OffsetIndex(x *index.OffsetIndex, entries []index.LogEntrySummary) []finding.Problem {
+func OffsetIndex(x *index.OffsetIndex, entries []LogEntrySummary) []finding.Problem {
 	return offsetEntries(x, x.Padding().ValidEntries, NewLocator(entries))
 }
 
@@ -97,7 +97,7 @@ func offsetEntries(x *index.OffsetIndex, n int, loc *Locator) []finding.Problem 
 // check, order, a partial entry) and, given the entries of its .log (nil to
 // skip), that each aborted transaction ends at an ABORT marker of its
 // producer.
-func TxnIndex(x *index.TransactionIndex, entries []index.LogEntrySummary) []finding.Problem {
+func TxnIndex(x *index.TransactionIndex, entries []LogEntrySummary) []finding.Problem {
 	var out []finding.Problem
 	file := x.Path()
 	add := func(i int, kind string, msg string, args ...any) {

@@ -11,6 +11,7 @@ import (
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
@@ -154,7 +155,7 @@ func TestVerifyIgnoresPadding(t *testing.T) {
 		bs[i] = batch{records: 1, valueSize: 2000}
 	}
 	_, s := buildLog(t, 0, bs)
-	built, err := index.RebuildOffsetIndex(nil, 0, s.Entries, index.DefaultIndexIntervalBytes)
+	built, err := verify.RebuildOffsetIndex(nil, 0, s.Entries, segment.DefaultIndexIntervalBytes)
 	if err != nil || len(built) == 0 {
 		t.Fatal(err, len(built))
 	}
@@ -182,7 +183,7 @@ func TestRebuildOffsetIndex(t *testing.T) {
 		bs[i] = batch{records: 2, valueSize: 1500} // ~3 KiB a batch
 	}
 	_, s := buildLog(t, 300, bs)
-	got, err := index.RebuildOffsetIndex(nil, 300, s.Entries, 4096)
+	got, err := verify.RebuildOffsetIndex(nil, 300, s.Entries, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,11 +205,11 @@ func TestRebuildOffsetIndex(t *testing.T) {
 		t.Fatalf("problems %v", kinds(ps))
 	}
 	// Interval 0 indexes every batch but the first.
-	all, err := index.RebuildOffsetIndex(nil, 300, s.Entries, 0)
+	all, err := verify.RebuildOffsetIndex(nil, 300, s.Entries, 0)
 	if err != nil || len(all) != 8*(len(s.Entries)-1) {
 		t.Fatalf("interval 0: %d bytes, %v", len(all), err)
 	}
-	if _, err := index.RebuildOffsetIndex(nil, 304, s.Entries, 0); !errors.Is(err, index.ErrOffsetOverflow) {
+	if _, err := verify.RebuildOffsetIndex(nil, 304, s.Entries, 0); !errors.Is(err, index.ErrOffsetOverflow) {
 		t.Fatal("base offset above the first batch's offsets did not fail")
 	}
 }

@@ -2,20 +2,18 @@ package verify
 
 import (
 	"sort"
-
-	"github.com/segkit/segkit/index"
 )
 
 // Locator answers questions about a summarised log's entries by position
 // and by offset; the verifiers of both kinds of index share it.
 type Locator struct {
-	entries []index.LogEntrySummary
+	entries []LogEntrySummary
 	maxTs   []int64 // maxTs[i]: the largest MaxTimestamp of entries [0, i]
 	maxLast []int64 // maxLast[i]: the largest LastOffset of entries [0, i]
 }
 
 // NewLocator indexes entries, which must be in file order.
-func NewLocator(entries []index.LogEntrySummary) *Locator {
+func NewLocator(entries []LogEntrySummary) *Locator {
 	l := &Locator{entries: entries, maxTs: make([]int64, len(entries)), maxLast: make([]int64, len(entries))}
 	ts, last := int64(-1), int64(-1)
 	for i, e := range entries {
@@ -68,4 +66,4 @@ func (l *Locator) MaxTimestampThrough(i int) int64 { return l.maxTs[i] }
 func (l *Locator) MaxLastOffsetThrough(i int) int64 { return l.maxLast[i] }
 
 // Entry returns entry i.
-func (l *Locator) Entry(i int) *index.LogEntrySummary { return &l.entries[i] }
+func (l *Locator) Entry(i int) *LogEntrySummary { return &l.entries[i] }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/format"
-	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/record"
 )
 
@@ -14,7 +13,7 @@ import (
 type LogSummary struct {
 	Path    string
 	Size    int64 // the file's size
-	Entries []index.LogEntrySummary
+	Entries []LogEntrySummary
 	// ValidEnd is the position after the last valid entry: where recovery
 	// would truncate the log.
 	ValidEnd int64
@@ -38,7 +37,7 @@ func SummarizeLog(r io.ReaderAt, size int64, path string) (*LogSummary, error) {
 	rs.Reset(r, size, path, 0)
 	for rs.Next() {
 		e := rs.Entry()
-		sum := index.LogEntrySummary{
+		sum := LogEntrySummary{
 			Position: e.Position, Size: int64(e.Size()), Magic: e.Magic,
 			BaseOffset: e.BaseOffset(), LastOffset: e.LastOffset(), MaxTimestamp: e.MaxTimestamp(),
 			OffsetOfMaxTimestamp: e.LastOffset(), ProducerID: record.NoProducerID,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/segkit/segkit/finding"
-	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/timeindex"
 )
 
@@ -25,7 +24,7 @@ import (
 // offsets not decrease, as Kafka's maybeAppend ensures),
 // finding.KindTimeOffsetMissing, finding.KindTimeMismatch,
 // finding.KindTimeBehindMax.
-func TimeIndex(x *timeindex.TimeIndex, entries []index.LogEntrySummary) []finding.Problem {
+func TimeIndex(x *timeindex.TimeIndex, entries []LogEntrySummary) []finding.Problem {
 	var out []finding.Problem
 	file := x.Path()
 	add := func(i int, kind string, level finding.Level, msg string, args ...any) {

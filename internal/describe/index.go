@@ -186,7 +186,7 @@ func (x *Index) timeEntry(i int, e timeindex.Entry) IndexEntry {
 
 // Verify cross-checks the index against the entries of its segment's log
 // (verify.OffsetIndex or verify.TimeIndex).
-func (x *Index) Verify(log []index.LogEntrySummary) []finding.Problem {
+func (x *Index) Verify(log []verify.LogEntrySummary) []finding.Problem {
 	if x.time != nil {
 		return verify.TimeIndex(x.time, log)
 	}

@@ -271,7 +271,7 @@ func (d *indexDump) txnIndex() error {
 			d.txn(int64(i)*index.AbortedTxnSize, t)
 		}
 	}
-	var entries []index.LogEntrySummary
+	var entries []verify.LogEntrySummary
 	var log *verify.LogSummary
 	if d.verify {
 		if log, err = d.summarizeLog(); err != nil {

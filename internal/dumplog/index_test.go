@@ -14,7 +14,7 @@ import (
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/internal/realdata"
 	"github.com/segkit/segkit/record"
-	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/verify"
 	"github.com/segkit/segkit/vfs"
 )
@@ -44,11 +44,11 @@ func segmentFS(t *testing.T) (vfs.FS, *verify.LogSummary) {
 	if err != nil || sum.Err != nil {
 		t.Fatal(err, sum.Err)
 	}
-	idx, err := index.RebuildOffsetIndex(nil, 100, sum.Entries, index.DefaultIndexIntervalBytes)
+	idx, err := verify.RebuildOffsetIndex(nil, 100, sum.Entries, segment.DefaultIndexIntervalBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tix, err := timeindex.Rebuild(nil, 100, sum.Entries, index.DefaultIndexIntervalBytes, timeindex.ShallowOffsets)
+	tix, err := verify.RebuildTimeIndex(nil, 100, sum.Entries, segment.DefaultIndexIntervalBytes, verify.ShallowOffsets)
 	if err != nil {
 		t.Fatal(err)
 	}

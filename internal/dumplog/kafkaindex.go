@@ -13,6 +13,7 @@ import (
 	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/verify"
 )
 
 // The text of an index dump is Kafka 4.3's DumpLogSegments.dumpIndex and
@@ -163,7 +164,7 @@ func (d *indexDump) kafkaTimeIndex(x *timeindex.TimeIndex) error {
 
 // maxRecordTimestamp returns the largest timestamp of the records of the
 // log entry b, -1 if it has none (or they cannot be read).
-func maxRecordTimestamp(r io.ReaderAt, size int64, b *index.LogEntrySummary) int64 {
+func maxRecordTimestamp(r io.ReaderAt, size int64, b *verify.LogEntrySummary) int64 {
 	var rs record.ReaderScanner
 	rs.Reset(r, size, "", b.Position)
 	maxTS := int64(record.NoTimestamp)

@@ -33,3 +33,7 @@ func IndexPoints(n, intervalBytes int, position func(i int) int64, f func(i int)
 	}
 	return nil
 }
+
+// DefaultMaxIndexSize is Kafka's default segment.index.bytes, 10 MiB: the
+// size an index is opened with when its options give none.
+const DefaultMaxIndexSize = 10 << 20

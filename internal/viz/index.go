@@ -158,9 +158,8 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 			return nil, err
 		}
 		defer x.Close()
-		out.Exists = x.Exists()
 		if st, err := s.fsys.Stat(name); err == nil {
-			out.FileSize = st.Size()
+			out.Exists, out.FileSize = true, st.Size()
 		}
 		all := x.All()
 		out.Total, out.Valid = len(all), len(all)
@@ -173,7 +172,7 @@ func (s *Session) Index(q Params) (*IndexJSON, error) {
 			out.Entries = append(out.Entries, []int64{t.ProducerID, t.FirstOffset, t.LastOffset, t.LastStableOffset})
 		}
 		out.Next, out.Done = max(end, from), end >= len(all)
-		var entries []index.LogEntrySummary
+		var entries []verify.LogEntrySummary
 		if check {
 			entries = sum.s.Entries
 		}

@@ -1,4 +1,4 @@
-package index
+package verify
 
 // LogEntrySummary is what index verification and reconstruction need to
 // know about one entry of a .log: a v2 batch or a legacy (v0/v1) message.
