@@ -41,3 +41,9 @@ func PutInt64(b []byte, v int64) { binary.BigEndian.PutUint64(b, uint64(v)) }
 
 // PutUint32 writes v into b[0:4]; builders use it to back-patch CRCs.
 func PutUint32(b []byte, v uint32) { binary.BigEndian.PutUint32(b, v) }
+
+// NoTimestamp is the timestamp Kafka stores where there is none
+// (RecordBatch.NO_TIMESTAMP): a v0 message, an empty batch's base
+// timestamp, an empty time index's lookup. record.NoTimestamp is this
+// constant; the index files use it without knowing record batches.
+const NoTimestamp int64 = -1

@@ -62,7 +62,7 @@ const (
 //
 // These constants are part of the wire format and should not be changed.
 const (
-	NoTimestamp            int64 = -1
+	NoTimestamp                  = format.NoTimestamp
 	NoProducerID           int64 = -1
 	NoProducerEpoch        int16 = -1
 	NoSequence             int32 = -1

@@ -76,7 +76,9 @@ type Builder struct {
 // and returns the extended slice. dst[:len(dst)] is never modified. It
 // returns an error wrapping format.ErrInvalid for a spec or record set the
 // format cannot express (offsets out of order or overflowing, more than
-// MaxInt32 records, a control batch that is not transactional-compatible).
+// MaxInt32 records), and format.ErrCodec for an unknown codec. It does not
+// judge what a control batch holds: AppendEndTxnMarker builds the
+// transaction markers Kafka writes.
 func (w *Builder) AppendBatch(dst []byte, spec *BatchSpec, recs []Record) ([]byte, error) {
 	if !spec.Codec.Valid() {
 		return dst, format.Corruptf("", 0, format.ErrCodec, "codec id %d", int(spec.Codec))

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
@@ -46,7 +47,7 @@ func BenchmarkLookup(b *testing.B) {
 			ts := targets[i&(len(targets)-1)]
 			j := sort.Search(len(decoded), func(j int) bool { return decoded[j].Timestamp > ts })
 			if j == 0 {
-				sink = timeindex.Entry{Timestamp: timeindex.NoTimestamp}
+				sink = timeindex.Entry{Timestamp: format.NoTimestamp}
 			} else {
 				sink = decoded[j-1]
 			}

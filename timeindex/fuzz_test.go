@@ -390,7 +390,7 @@ func FuzzDecodeTimeIndex(f *testing.F) {
 			}
 		}
 		for _, ts := range []int64{math.MinInt64, -1, 0, 1 << 40, math.MaxInt64} {
-			if e := x.Lookup(ts); e.Timestamp > ts && e != (timeindex.Entry{Timestamp: timeindex.NoTimestamp, Offset: base}) {
+			if e := x.Lookup(ts); e.Timestamp > ts && e != (timeindex.Entry{Timestamp: format.NoTimestamp, Offset: base}) {
 				t.Fatalf("Lookup(%d) = %+v", ts, e)
 			}
 		}

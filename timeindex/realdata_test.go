@@ -125,7 +125,7 @@ func checkTimeLookups(t *testing.T, x *timeindex.TimeIndex, entries []verify.Log
 		if e.Timestamp > b.MaxTimestamp {
 			t.Fatalf("Lookup(%d) = %+v: above the target", b.MaxTimestamp, e)
 		}
-		if e.Timestamp == timeindex.NoTimestamp {
+		if e.Timestamp == format.NoTimestamp {
 			continue
 		}
 		h, ok := loc.Holding(e.Offset)

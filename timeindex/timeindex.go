@@ -20,10 +20,6 @@ const (
 	EntrySize = relativeOffsetAt + 4 // 12
 )
 
-// NoTimestamp is the timestamp of the entry Lookup and LastEntry return
-// when the index has none (RecordBatch.NO_TIMESTAMP).
-const NoTimestamp int64 = -1
-
 // Errors. The operational ones are package index's, so that one errors.Is
 // covers both kinds of index.
 var (
@@ -137,7 +133,7 @@ func (x *TimeIndex) AppendAll(dst []Entry) []Entry {
 	return dst
 }
 
-// LastEntry returns the last entry, or (NoTimestamp, BaseOffset()) when
+// LastEntry returns the last entry, or (format.NoTimestamp, BaseOffset()) when
 // the index is empty. Its timestamp is what Kafka takes as the segment's
 // largest timestamp for time-based retention once the segment is loaded.
 func (x *TimeIndex) LastEntry() Entry {
@@ -147,20 +143,20 @@ func (x *TimeIndex) LastEntry() Entry {
 
 func (x *TimeIndex) lastEntry(v *indexfile.View) Entry {
 	if v.Entries() == 0 {
-		return Entry{Timestamp: NoTimestamp, Offset: x.base}
+		return Entry{Timestamp: format.NoTimestamp, Offset: x.base}
 	}
 	return DecodeEntry(v.Entry(v.Entries()-1), x.base)
 }
 
 // Lookup returns the entry with the largest timestamp at most ts, or
-// (NoTimestamp, BaseOffset()) if there is none: the offset from which to
+// (format.NoTimestamp, BaseOffset()) if there is none: the offset from which to
 // scan for the first record at or after ts. It does not allocate. On a
 // damaged file it returns what Kafka's search returns.
 func (x *TimeIndex) Lookup(ts int64) Entry {
 	v := x.f.View()
 	slot := lookupSlot(v.Data(), v.Entries(), ts)
 	if slot < 0 {
-		return Entry{Timestamp: NoTimestamp, Offset: x.base}
+		return Entry{Timestamp: format.NoTimestamp, Offset: x.base}
 	}
 	return DecodeEntry(v.Entry(slot), x.base)
 }
@@ -201,7 +197,7 @@ func lookupSlot(data []byte, n int, ts int64) int {
 }
 
 // MaybeAppend adds (ts, offset) if ts is larger than the last entry's
-// timestamp (or, for an empty index, than NoTimestamp), as Kafka's
+// timestamp (or, for an empty index, than format.NoTimestamp), as Kafka's
 // maybeAppend does; otherwise it does nothing, so that timestamps in the
 // file strictly increase. Checked in Kafka's order, before anything is
 // written: the index must not be full unless skipFullCheck (ErrIndexFull;

@@ -470,7 +470,7 @@ func TestLookupMatchesKafkaSearch(t *testing.T) {
 		key := func(i int) int64 { return format.Int64(b[i*12:]) }
 		for ts := int64(-5); ts < int64(10*n+20); ts += 7 {
 			slot := indexfile.LargestLowerBound(m, timeindex.EntrySize, ts, key)
-			want := timeindex.Entry{Timestamp: timeindex.NoTimestamp}
+			want := timeindex.Entry{Timestamp: format.NoTimestamp}
 			if slot >= 0 {
 				want = timeindex.DecodeEntry(b[slot*12:], 0)
 			}

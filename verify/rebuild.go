@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/internal/indexfile"
 	"github.com/segkit/segkit/timeindex"
@@ -66,8 +67,8 @@ const (
 // timeindex.ErrOffsetOverflow for an offset the index cannot hold relative to
 // baseOffset.
 func RebuildTimeIndex(dst []byte, baseOffset int64, entries []LogEntrySummary, intervalBytes int, rule OffsetRule) ([]byte, error) {
-	maxTs, maxOff := timeindex.NoTimestamp, int64(-1) // TimestampOffset.UNKNOWN
-	lastTs := timeindex.NoTimestamp
+	maxTs, maxOff := format.NoTimestamp, int64(-1) // TimestampOffset.UNKNOWN
+	lastTs := format.NoTimestamp
 	through := 0 // entries[:through] are folded into maxTs
 	fold := func(n int) {
 		for ; through < n; through++ {

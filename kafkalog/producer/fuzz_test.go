@@ -13,6 +13,7 @@ import (
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/internal/fuzzseed"
 	"github.com/segkit/segkit/internal/realdata"
+	"github.com/segkit/segkit/record"
 )
 
 var generate = flag.Bool("generate", false, "regenerate the committed fuzz seed corpora from ../shared/kafka-real")
@@ -60,7 +61,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		for _, e := range snap {
 			w := byID[e.ProducerID]
 			if w.LastOffset < 0 { // no batch retained: Kafka writes -1, -1, 0
-				w.LastSequence, w.LastOffset, w.OffsetDelta = NoSequence, -1, 0
+				w.LastSequence, w.LastOffset, w.OffsetDelta = record.NoSequence, -1, 0
 			}
 			if w.CurrentTxnFirstOffset < 0 {
 				w.CurrentTxnFirstOffset = NoTxn

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -276,8 +277,8 @@ func TestSequenceArithmetic(t *testing.T) {
 			t.Errorf("decrementSequence(%d, %d) = %d, want %d", tt.last, tt.delta, got, tt.seq)
 		}
 	}
-	b := BatchInfo{BaseSequence: NoSequence, BaseOffset: 10, LastOffset: 12}
-	if b.LastSequence() != NoSequence {
-		t.Error("NoSequence must stay")
+	b := BatchInfo{BaseSequence: record.NoSequence, BaseOffset: 10, LastOffset: 12}
+	if b.LastSequence() != record.NoSequence {
+		t.Error("record.NoSequence must stay")
 	}
 }

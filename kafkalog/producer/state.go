@@ -9,16 +9,11 @@ import (
 	"github.com/segkit/segkit/record"
 )
 
-// Sentinels of the record format (RecordBatch.java).
+// The record format's sentinels (record.NoProducerID, record.NoProducerEpoch,
+// record.NoSequence, record.NoTimestamp) mean here what they mean in a batch: a producer
+// not seen yet has epoch record.NoProducerEpoch and timestamp
+// record.NoTimestamp.
 const (
-	// NoProducerID marks a batch written without a producer id.
-	NoProducerID = -1
-	// NoProducerEpoch is the epoch of a producer not seen yet.
-	NoProducerEpoch = -1
-	// NoSequence marks a batch without sequence numbers.
-	NoSequence = -1
-	// NoTimestamp is the timestamp of a producer not seen yet.
-	NoTimestamp = -1
 	// NoTxn is Entry.CurrentTxnFirstOffset when no transaction is open.
 	NoTxn = -1
 
@@ -71,10 +66,10 @@ type BatchInfo struct {
 
 // LastSequence returns the sequence number of the batch's last record:
 // baseSequence + lastOffsetDelta, wrapping past MaxInt32 to 0, or
-// NoSequence (DefaultRecordBatch.lastSequence).
+// record.NoSequence (DefaultRecordBatch.lastSequence).
 func (b *BatchInfo) LastSequence() int32 {
-	if b.BaseSequence == NoSequence {
-		return NoSequence
+	if b.BaseSequence == record.NoSequence {
+		return record.NoSequence
 	}
 	return incrementSequence(b.BaseSequence, int32(b.LastOffset-b.BaseOffset))
 }
@@ -178,7 +173,7 @@ type producerEntry struct {
 }
 
 func newEntry(id int64) *producerEntry {
-	return &producerEntry{id: id, epoch: NoProducerEpoch, coordinatorEpoch: -1, lastTimestamp: NoTimestamp, currentTxnFirstOffset: NoTxn}
+	return &producerEntry{id: id, epoch: record.NoProducerEpoch, coordinatorEpoch: -1, lastTimestamp: record.NoTimestamp, currentTxnFirstOffset: NoTxn}
 }
 
 func (e *producerEntry) maybeUpdateEpoch(epoch int16) {
@@ -198,7 +193,7 @@ func (e *producerEntry) addBatch(m BatchMetadata) {
 
 func (e *producerEntry) snapshotEntry() Entry {
 	s := Entry{
-		ProducerID: e.id, Epoch: e.epoch, LastSequence: NoSequence, LastOffset: -1, OffsetDelta: 0,
+		ProducerID: e.id, Epoch: e.epoch, LastSequence: record.NoSequence, LastOffset: -1, OffsetDelta: 0,
 		Timestamp: e.lastTimestamp, CoordinatorEpoch: e.coordinatorEpoch, CurrentTxnFirstOffset: e.currentTxnFirstOffset,
 	}
 	if n := len(e.batches); n > 0 {

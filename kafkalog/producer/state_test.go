@@ -16,7 +16,7 @@ func data(pid int64, epoch int16, baseSeq int32, base, last int64, ts int64, txn
 
 // marker returns a one-record control batch holding an end marker.
 func marker(pid int64, epoch int16, offset int64, ts int64, t record.ControlType, coordEpoch int32) BatchInfo {
-	return BatchInfo{ProducerID: pid, ProducerEpoch: epoch, BaseSequence: NoSequence, BaseOffset: offset, LastOffset: offset, MaxTimestamp: ts,
+	return BatchInfo{ProducerID: pid, ProducerEpoch: epoch, BaseSequence: record.NoSequence, BaseOffset: offset, LastOffset: offset, MaxTimestamp: ts,
 		IsTransactional: true, IsControl: true, Marker: &Marker{Type: t, CoordinatorEpoch: coordEpoch}}
 }
 
