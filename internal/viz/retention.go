@@ -25,7 +25,7 @@ type RetentionJSON struct {
 	Summary           string           `json:"summary"`
 	Deletions         []DeletionJSON   `json:"deletions"`
 	Segments          []BoundJSON      `json:"segments"`
-	Warnings          []WarningJSON    `json:"warnings"`
+	Warnings          []FindingJSON    `json:"warnings"`
 }
 
 // DeletionJSON is one segment the check at Now deletes.
@@ -58,13 +58,6 @@ type BoundJSON struct {
 	Explanation       string `json:"explanation"`
 	// DeletedNow says the check at Now deletes the segment.
 	DeletedNow bool `json:"deletedNow"`
-}
-
-// WarningJSON is a timestamp anomaly (retention.TimestampWarnings).
-type WarningJSON struct {
-	BaseOffset int64  `json:"baseOffset"`
-	Kind       string `json:"kind"`
-	Detail     string `json:"detail"`
 }
 
 // Retention plans a check at p["now"] (epoch ms; default the session's now)
@@ -126,7 +119,7 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 		LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset, HighWatermark: st.HighWatermark,
 		NewLogStartOffset: plan.NewLogStartOffset, RollFirst: plan.RollFirst, BytesFreed: plan.Bytes(), Bytes: st.Size(),
 		Summary:   plan.String(),
-		Deletions: []DeletionJSON{}, Segments: []BoundJSON{}, Warnings: []WarningJSON{},
+		Deletions: []DeletionJSON{}, Segments: []BoundJSON{}, Warnings: []FindingJSON{},
 	}
 	deleted := map[int64]bool{}
 	for _, d := range plan.Deletions {
@@ -146,8 +139,7 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 			Reason: string(b.Reason), Explanation: b.Explanation, DeletedNow: deleted[b.BaseOffset]})
 	}
 	for _, w := range plan.Warnings {
-		base, _ := retention.WarningBase(w)
-		out.Warnings = append(out.Warnings, WarningJSON{BaseOffset: base, Kind: w.Kind, Detail: w.Detail})
+		out.Warnings = append(out.Warnings, placeFinding(w))
 	}
 	return out, nil
 }
