@@ -28,11 +28,7 @@ type logTarget struct {
 // target resolves p["dir"], p["base"] and, for a segment waiting as
 // .deleted, p["suffix"].
 func (s *Session) target(q Params) (*logTarget, error) {
-	dir, err := q.str("dir")
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.open(dir, false)
+	p, err := s.partitionParam(q, false)
 	if err != nil {
 		return nil, err
 	}
@@ -669,11 +665,7 @@ type LocateJSON struct {
 // Locate finds the segment and the batch holding offset p["offset"] of the
 // partition p["dir"], through the offset index.
 func (s *Session) Locate(q Params) (*LocateJSON, error) {
-	dir, err := q.str("dir")
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.open(dir, false)
+	p, err := s.partitionParam(q, false)
 	if err != nil {
 		return nil, err
 	}

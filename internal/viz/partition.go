@@ -80,11 +80,7 @@ type FileJSON struct {
 
 // Partition returns the overview of p["dir"] (p["reload"] reopens it).
 func (s *Session) Partition(q Params) (*PartitionJSON, error) {
-	dir, err := q.str("dir")
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.open(dir, q.flag("reload"))
+	p, err := s.partitionParam(q, q.flag("reload"))
 	if err != nil {
 		return nil, err
 	}

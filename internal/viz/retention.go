@@ -67,11 +67,7 @@ type BoundJSON struct {
 // readable-until time, with checks on the schedule of a broker started at
 // p["brokerStart"] (unknown phase without it).
 func (s *Session) Retention(q Params) (*RetentionJSON, error) {
-	dir, err := q.str("dir")
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.open(dir, false)
+	p, err := s.partitionParam(q, false)
 	if err != nil {
 		return nil, err
 	}

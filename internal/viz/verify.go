@@ -99,11 +99,7 @@ func (s *Session) Progress(q Params) (*ProgressJSON, error) {
 // given). It reads every byte of the partition once: the page shows
 // Progress meanwhile.
 func (s *Session) Verify(q Params) (*VerifyJSON, error) {
-	dirP, err := q.str("dir")
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.open(dirP, false)
+	p, err := s.partitionParam(q, false)
 	if err != nil {
 		return nil, err
 	}

@@ -354,13 +354,18 @@ func (p *partition) segment(base int64) (*segment.Segment, bool, error) {
 	return nil, false, fmt.Errorf("%w: partition %s has no segment %d", ErrNotFound, p.dir, base)
 }
 
-// segmentParam opens the partition of p["dir"] and finds p["base"].
-func (s *Session) segmentParam(q Params) (*partition, *segment.Segment, bool, error) {
+// partitionParam opens the partition of p["dir"] (again if reload).
+func (s *Session) partitionParam(q Params, reload bool) (*partition, error) {
 	dir, err := q.str("dir")
 	if err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
-	p, err := s.open(dir, false)
+	return s.open(dir, reload)
+}
+
+// segmentParam opens the partition of p["dir"] and finds p["base"].
+func (s *Session) segmentParam(q Params) (*partition, *segment.Segment, bool, error) {
+	p, err := s.partitionParam(q, false)
 	if err != nil {
 		return nil, nil, false, err
 	}
