@@ -238,25 +238,13 @@ func (j *job) load(now int64) error {
 }
 
 // describe reads the facts of one segment of the open log.
-func describe(fsys vfs.FS, s *segment.Segment) (segFacts, error) {
+func describe(fsys vfs.FS, s kafkalog.SegmentView) (segFacts, error) {
 	f := segFacts{base: s.BaseOffset(), size: s.Size()}
 	var err error
-	if f.indexBytes, err = indexBytes(fsys, s.IndexPath(), index.EntrySize, func() (int, error) {
-		x, err := s.OffsetIndex()
-		if err != nil {
-			return 0, err
-		}
-		return x.Entries() * index.EntrySize, nil
-	}); err != nil {
+	if f.indexBytes, err = indexBytes(fsys, s.IndexPath(), index.EntrySize, s.OffsetIndexBytes); err != nil {
 		return f, err
 	}
-	if f.timeIndexBytes, err = indexBytes(fsys, s.TimeIndexPath(), timeindex.EntrySize, func() (int, error) {
-		x, err := s.TimeIndex()
-		if err != nil {
-			return 0, err
-		}
-		return x.SizeInBytes(), nil
-	}); err != nil {
+	if f.timeIndexBytes, err = indexBytes(fsys, s.TimeIndexPath(), timeindex.EntrySize, s.TimeIndexBytes); err != nil {
 		return f, err
 	}
 	if f.largestTs, err = s.LargestTimestamp(); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/segkit/segkit/compaction"
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
@@ -153,13 +154,14 @@ func committedView(t *testing.T, fsys vfs.FS, dir string) (map[string]string, in
 	aborted := map[int64][]span{}
 	segs := l.Segments()
 	for _, s := range segs {
-		x, err := s.TransactionIndex()
+		x, err := index.OpenTransactionIndex(fsys, s.TxnIndexPath(), s.BaseOffset(), index.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range x.All() {
 			aborted[a.ProducerID] = append(aborted[a.ProducerID], span{a.FirstOffset, a.LastOffset})
 		}
+		x.Close()
 	}
 	view := map[string]string{}
 	var it record.Iterator

@@ -136,7 +136,7 @@ type harness struct {
 	pending *crashSpec
 	crash   *vfs.Crash
 	// idxOK caches the segments whose indexes were checked at a size.
-	idxOK map[*segment.Segment]int64
+	idxOK map[kafkalog.SegmentView]int64
 }
 
 type crashSpec struct {
@@ -164,7 +164,7 @@ func runLogOps(t testing.TB, data []byte) logOpsStats {
 		t.Fatalf("config: %v", err)
 	}
 	clk := &clock{ms: baseTime}
-	h := &harness{t: t, prog: p, cfg: cfg, clk: clk, inj: &armed{}, m: newModel(), seq: map[int64]int32{}, idxOK: map[*segment.Segment]int64{}}
+	h := &harness{t: t, prog: p, cfg: cfg, clk: clk, inj: &armed{}, m: newModel(), seq: map[int64]int32{}, idxOK: map[kafkalog.SegmentView]int64{}}
 	h.mem = vfs.MemOptions{Clock: clk.Now}.New()
 	h.fsys = vfs.WithFaults(h.mem, h.inj)
 	h.fsys.SetLogLimit(0)
@@ -616,7 +616,7 @@ func (h *harness) oversize(n int, err error) bool {
 
 // segBounds returns the engine's segment base offsets and each segment's
 // upper bound (next base, or the log end offset).
-func (h *harness) segBounds() (bases, ends []int64, segs []*segment.Segment) {
+func (h *harness) segBounds() (bases, ends []int64, segs []kafkalog.SegmentView) {
 	segs = h.l.Segments()
 	for i, s := range segs {
 		bases = append(bases, s.BaseOffset())
@@ -1045,11 +1045,11 @@ func (h *harness) crashAndRecover(spec *crashSpec) {
 	h.m.batches, h.m.lso, h.m.leo = batches, lso, leo
 	h.m.durable = leo // everything in a crash image is on disk
 	h.lastLSO = lso
-	h.idxOK = map[*segment.Segment]int64{}
+	h.idxOK = map[kafkalog.SegmentView]int64{}
 }
 
 // segmentBytes returns a segment's .log bytes in use.
-func (h *harness) segmentBytes(s *segment.Segment) []byte {
+func (h *harness) segmentBytes(s kafkalog.SegmentView) []byte {
 	n := s.Size()
 	if int64(cap(h.scratch)) < n {
 		h.scratch = make([]byte, n)
@@ -1129,16 +1129,16 @@ func (h *harness) checkState() {
 // below the log start offset (doomed: retention's first rule deletes it),
 // whose files a crash in the middle of its deletion may have left partly
 // renamed away, only the entries present are checked.
-func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active, doomed bool) {
+func (h *harness) checkIndexes(s kafkalog.SegmentView, bs []*mbatch, active, doomed bool) {
 	if sz, ok := h.idxOK[s]; ok && sz == s.Size() && !active {
 		return
 	}
-	oi, err := s.OffsetIndex()
-	if !h.must("OffsetIndex", err) {
+	offsetEntries, err := s.IndexEntries()
+	if !h.must("IndexEntries", err) {
 		return
 	}
-	ti, err := s.TimeIndex()
-	if !h.must("TimeIndex", err) {
+	timeEntries, err := s.TimeIndexEntries()
+	if !h.must("TimeIndexEntries", err) {
 		return
 	}
 	pos := make([]int64, len(bs))
@@ -1156,17 +1156,17 @@ func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active, doomed 
 		return -1
 	}
 	prev := int64(-1)
-	for _, e := range oi.AppendAll(nil) {
+	for _, e := range offsetEntries {
 		if e.Offset <= prev {
-			h.fatalf("%s: offsets do not increase: %d after %d", oi.Path(), e.Offset, prev)
+			h.fatalf("%s: offsets do not increase: %d after %d", s.IndexPath(), e.Offset, prev)
 		}
 		prev = e.Offset
 		i := at(int64(e.Position))
 		if i < 0 {
-			h.fatalf("%s: entry %+v points at no batch boundary (batches at %v)", oi.Path(), e, pos)
+			h.fatalf("%s: entry %+v points at no batch boundary (batches at %v)", s.IndexPath(), e, pos)
 		}
 		if e.Offset != bs[i].last && e.Offset != bs[i].appendLast {
-			h.fatalf("%s: entry %+v: the batch there holds %d..%d", oi.Path(), e, bs[i].base, bs[i].last)
+			h.fatalf("%s: entry %+v: the batch there holds %d..%d", s.IndexPath(), e, bs[i].base, bs[i].last)
 		}
 	}
 	prevTs, prevOff := int64(math.MinInt64), int64(-1)
@@ -1176,10 +1176,10 @@ func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active, doomed 
 		mx = max(mx, b.maxTs)
 		maxSoFar[i] = mx
 	}
-	entries := ti.AppendAll(nil)
+	entries := timeEntries
 	for _, e := range entries {
 		if e.Timestamp <= prevTs || e.Offset < prevOff {
-			h.fatalf("%s: entry %+v does not follow (%d, %d)", ti.Path(), e, prevTs, prevOff)
+			h.fatalf("%s: entry %+v does not follow (%d, %d)", s.TimeIndexPath(), e, prevTs, prevOff)
 		}
 		prevTs, prevOff = e.Timestamp, e.Offset
 		i := -1
@@ -1189,7 +1189,7 @@ func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active, doomed 
 			}
 		}
 		if i < 0 || bs[i].last != e.Offset || bs[i].maxTs != e.Timestamp || maxSoFar[i] != e.Timestamp {
-			h.fatalf("%s: entry %+v is not the max timestamp of the batch ending at its offset (batch %d, max so far %v)", ti.Path(), e, i, maxSoFar)
+			h.fatalf("%s: entry %+v is not the max timestamp of the batch ending at its offset (batch %d, max so far %v)", s.TimeIndexPath(), e, i, maxSoFar)
 		}
 	}
 	if doomed {
@@ -1212,7 +1212,7 @@ func (h *harness) checkIndexes(s *segment.Segment, bs []*mbatch, active, doomed 
 			}
 		}
 		if !active && (len(entries) == 0 || entries[len(entries)-1].Timestamp != mx) {
-			h.fatalf("%s: inactive segment without its final time index entry (max %d, entries %v)", ti.Path(), mx, entries)
+			h.fatalf("%s: inactive segment without its final time index entry (max %d, entries %v)", s.TimeIndexPath(), mx, entries)
 		}
 	}
 	h.idxOK[s] = s.Size()

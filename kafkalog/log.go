@@ -199,19 +199,20 @@ func (l *Log) LoadReport() LoadReport {
 	return l.load
 }
 
-// Segments returns the log's segments in offset order, the active one
-// last. The slice is a copy; the segments stay owned by the log.
-func (l *Log) Segments() []*segment.Segment {
+// Segments returns read-only views of the log's segments in offset
+// order, the active one last. The segments stay owned by the log: only
+// its own methods append to, roll, truncate or delete them.
+func (l *Log) Segments() []SegmentView {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return append([]*segment.Segment(nil), l.segs...)
+	return views(l.segs)
 }
 
-// ActiveSegment is the segment that takes appends.
-func (l *Log) ActiveSegment() *segment.Segment {
+// ActiveSegment is a read-only view of the segment that takes appends.
+func (l *Log) ActiveSegment() SegmentView {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return l.segs[len(l.segs)-1]
+	return SegmentView{l.segs[len(l.segs)-1]}
 }
 
 // LeaderEpochs returns a copy of the leader epoch cache's entries.

@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeindex"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -389,7 +391,44 @@ func (d *Demo) buildOrders(clk *clock) error {
 	if err := l.Flush(); err != nil {
 		return err
 	}
-	return l.ActiveSegment().OnBecomeInactive()
+	return trimAsRolled(d.FS, l.ActiveSegment())
+}
+
+// trimAsRolled does to the index files of the flushed active segment s
+// what a roll does (LogSegment.onBecomeInactiveSegment): the final time
+// index entry, then both indexes trimmed to their entries. It writes the
+// files itself, beside the log that owns s (whose views are read-only),
+// which the demo then leaves alone.
+func trimAsRolled(fsys vfs.FS, s kafkalog.SegmentView) error {
+	ts, off, err := s.MaxTimestampSoFar()
+	if err != nil {
+		return err
+	}
+	ti, err := timeindex.OpenTimeIndex(fsys, s.TimeIndexPath(), s.BaseOffset(), index.OpenOptions{Writable: true})
+	if err != nil {
+		return err
+	}
+	defer ti.Close()
+	oi, err := index.OpenOffsetIndex(fsys, s.IndexPath(), s.BaseOffset(), index.OpenOptions{Writable: true})
+	if err != nil {
+		return err
+	}
+	defer oi.Close()
+	// Reopened, a preallocated file counts its zeros as entries (as
+	// Kafka's AbstractIndex does); the engine knew where they ended.
+	if _, err := ti.DiscardPadding(); err != nil {
+		return err
+	}
+	if _, err := oi.DiscardPadding(); err != nil {
+		return err
+	}
+	if err := ti.MaybeAppend(ts, off, true); err != nil {
+		return err
+	}
+	if err := oi.TrimToValidSize(); err != nil {
+		return err
+	}
+	return ti.TrimToValidSize()
 }
 
 // emptyBatch appends, as a follower would copy it, a batch with no records

@@ -344,14 +344,14 @@ type nowClock func() time.Time
 func (c nowClock) Now() time.Time { return c() }
 
 // segment returns the segment of p whose base offset is base.
-func (p *partition) segment(base int64) (*segment.Segment, bool, error) {
+func (p *partition) segment(base int64) (kafkalog.SegmentView, bool, error) {
 	segs := p.l.Segments()
 	for i, sg := range segs {
 		if sg.BaseOffset() == base {
 			return sg, i == len(segs)-1, nil
 		}
 	}
-	return nil, false, fmt.Errorf("%w: partition %s has no segment %d", ErrNotFound, p.dir, base)
+	return kafkalog.SegmentView{}, false, fmt.Errorf("%w: partition %s has no segment %d", ErrNotFound, p.dir, base)
 }
 
 // partitionParam opens the partition of p["dir"] (again if reload).
@@ -364,14 +364,14 @@ func (s *Session) partitionParam(q Params, reload bool) (*partition, error) {
 }
 
 // segmentParam opens the partition of p["dir"] and finds p["base"].
-func (s *Session) segmentParam(q Params) (*partition, *segment.Segment, bool, error) {
+func (s *Session) segmentParam(q Params) (*partition, kafkalog.SegmentView, bool, error) {
 	p, err := s.partitionParam(q, false)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, kafkalog.SegmentView{}, false, err
 	}
 	base, err := q.required64("base")
 	if err != nil {
-		return nil, nil, false, err
+		return nil, kafkalog.SegmentView{}, false, err
 	}
 	sg, active, err := p.segment(base)
 	return p, sg, active, err
