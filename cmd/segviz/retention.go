@@ -158,22 +158,11 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 			o.topic[k] = v
 		}
 	}
-	if *cfgFile != "" {
-		props, err := readProperties(*cfgFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "segviz retention: %v\n", err)
-			return exitFailure
-		}
-		for k, v := range props {
-			set(k, v)
-		}
-	}
-	for _, kv := range cfgPairs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return fail("--config %q: want key=value", kv)
-		}
-		set(strings.TrimSpace(k), v)
+	if bad, err := applyConfig(*cfgFile, cfgPairs, set); err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	} else if bad != "" {
+		return fail("--config %q: want key=value", bad)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if v, ok := topicVals[f.Name]; ok {
@@ -586,6 +575,30 @@ func parseDurationFlag(s string) (int64, error) {
 // readProperties reads a Java .properties file's key=value (or key:value)
 // lines; # and ! start comments. Continuation lines and escapes are not
 // supported.
+// applyConfig calls set with each setting of the properties file cfgFile
+// (if any), then of each --config key=value pair, in that order, so that a
+// pair overrides the file. It returns the first pair without "=", or an
+// error reading the file.
+func applyConfig(cfgFile string, pairs []string, set func(k, v string)) (bad string, err error) {
+	if cfgFile != "" {
+		props, err := readProperties(cfgFile)
+		if err != nil {
+			return "", err
+		}
+		for k, v := range props {
+			set(k, v)
+		}
+	}
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return kv, nil
+		}
+		set(strings.TrimSpace(k), v)
+	}
+	return "", nil
+}
+
 func readProperties(name string) (map[string]string, error) {
 	f, err := os.Open(name)
 	if err != nil {

@@ -349,22 +349,30 @@ func badCRCEntry(r io.ReaderAt, size, pos int64, err error) (record.Entry, bool)
 	return describe.PeekEntry(raw, pos)
 }
 
+// checkedEntry is an entry the page can show, and what its checks found
+// wrong with it (nil when nothing).
+type checkedEntry struct {
+	record.Entry
+	damage error
+}
+
 // decodeEntry reads the entry at pos and checks it (checkEntry).
-func decodeEntry(r io.ReaderAt, size, pos int64) (record.Entry, error, error) {
+func decodeEntry(r io.ReaderAt, size, pos int64) (checkedEntry, error) {
 	raw, err := readEntry(r, size, pos)
 	if err != nil {
-		return record.Entry{}, nil, err
+		return checkedEntry{}, err
 	}
 	return checkEntry(raw, pos)
 }
 
 // checkEntry checks the entry raw, read at pos, as the scan does. A
 // complete entry that fails its checks is still returned (peeked), with
-// the error, so that the page can show a damaged batch.
-func checkEntry(raw []byte, pos int64) (record.Entry, error, error) {
+// the damage, so that the page can show a damaged batch; an entry that
+// cannot even be peeked is an error.
+func checkEntry(raw []byte, pos int64) (checkedEntry, error) {
 	s := record.NewScanner(raw, "", pos)
 	if s.Next() {
-		return *s.Entry(), nil, nil
+		return checkedEntry{Entry: *s.Entry()}, nil
 	}
 	check := s.Err()
 	if check == nil {
@@ -372,9 +380,9 @@ func checkEntry(raw []byte, pos int64) (record.Entry, error, error) {
 	}
 	e, ok := describe.PeekEntry(raw, pos)
 	if !ok {
-		return record.Entry{}, nil, check
+		return checkedEntry{}, check
 	}
-	return e, check, nil
+	return checkedEntry{Entry: e, damage: check}, nil
 }
 
 // BatchView is a batch (or legacy entry) in full: the fields of
@@ -428,17 +436,18 @@ func (s *Session) Batches(q Params) (*BatchesJSON, error) {
 			out.Done = true
 			break
 		}
-		e, check, err := decodeEntry(r, t.size, pos)
+		ce, err := decodeEntry(r, t.size, pos)
 		if err != nil {
 			out.Done = true
 			out.Error = &ErrorJSON{Position: pos, Detail: err.Error()}
 			break
 		}
-		bv := w.view(&e, path.Base(t.path), check)
+		e := ce.Entry
+		bv := w.view(&e, path.Base(t.path), ce.damage)
 		out.Batches = append(out.Batches, bv)
 		pos += int64(e.Size())
 		out.Next = pos
-		if check != nil && !errors.Is(check, format.ErrCRC) {
+		if ce.damage != nil && !errors.Is(ce.damage, format.ErrCRC) {
 			out.Done = true // the next entry cannot be trusted to start here
 			break
 		}
@@ -534,12 +543,13 @@ func (s *Session) Records(q Params) (*RecordsJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, check, err := checkEntry(raw, pos)
+	ce, err := checkEntry(raw, pos)
 	if err != nil {
 		return nil, err
 	}
+	e := ce.Entry
 	w := newWalker()
-	out := &RecordsJSON{Batch: w.view(&e, path.Base(t.path), check), From: from, Next: from, Records: []RecordView{}}
+	out := &RecordsJSON{Batch: w.view(&e, path.Base(t.path), ce.damage), From: from, Next: from, Records: []RecordView{}}
 	i, more := 0, true
 	for w.Reset(&e); more && w.Next(); {
 		switch {

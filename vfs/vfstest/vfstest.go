@@ -50,8 +50,8 @@ func Run(t *testing.T, newFS func(t *testing.T) vfs.FS) {
 	}
 }
 
-// ReadOnlyFiles is the tree RunReadOnly asks its newFS to serve.
-var ReadOnlyFiles = map[string]string{
+// readOnlyFiles is the tree RunReadOnly asks its newFS to serve.
+var readOnlyFiles = map[string]string{
 	"a.txt":      "hello, world\n",
 	"dir/b.log":  string(pattern(3000)),
 	"dir/sub/c":  "",
@@ -75,7 +75,7 @@ func RunReadOnly(t *testing.T, newFS func(t *testing.T, files map[string]string)
 		{"Mutations", testROMutations},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newFS(t, ReadOnlyFiles)) })
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newFS(t, readOnlyFiles)) })
 	}
 }
 
@@ -798,7 +798,7 @@ func testConcurrentReadAt(t *testing.T, fsys vfs.FS) {
 }
 
 func testRORead(t *testing.T, fsys vfs.FS) {
-	for name, want := range ReadOnlyFiles {
+	for name, want := range readOnlyFiles {
 		wantContent(t, fsys, name, []byte(want))
 		wantContent(t, fsys, "/"+name, []byte(want))
 	}
@@ -810,14 +810,14 @@ func testRORead(t *testing.T, fsys vfs.FS) {
 	}
 	b, err := io.ReadAll(f)
 	ok(t, err, "ReadAll")
-	if string(b) != ReadOnlyFiles["a.txt"] {
+	if string(b) != readOnlyFiles["a.txt"] {
 		t.Fatalf("read %q", b)
 	}
 	ok(t, f.Sync(), "Sync")
 }
 
 func testROReadAtSeek(t *testing.T, fsys vfs.FS) {
-	want := []byte(ReadOnlyFiles["dir/b.log"])
+	want := []byte(readOnlyFiles["dir/b.log"])
 	f, err := fsys.Open("dir/b.log")
 	ok(t, err, "Open")
 	defer f.Close()
@@ -867,7 +867,7 @@ func testROStat(t *testing.T, fsys vfs.FS) {
 	defer f.Close()
 	fi, err = f.Stat()
 	ok(t, err, "File.Stat")
-	if fi.Size() != int64(len(ReadOnlyFiles["a.txt"])) {
+	if fi.Size() != int64(len(readOnlyFiles["a.txt"])) {
 		t.Fatalf("File.Stat size %d", fi.Size())
 	}
 }
@@ -936,5 +936,5 @@ func testROMutations(t *testing.T, fsys vfs.FS) {
 	_, err = f.WriteAt([]byte("x"), 0)
 	perm(err, "WriteAt")
 	perm(f.Truncate(0), "Truncate")
-	wantContent(t, fsys, "a.txt", []byte(ReadOnlyFiles["a.txt"]))
+	wantContent(t, fsys, "a.txt", []byte(readOnlyFiles["a.txt"]))
 }
