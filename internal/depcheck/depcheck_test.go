@@ -65,7 +65,7 @@ func TestCoreModuleRequirements(t *testing.T) {
 // built for GOOS=js and fails on packages a browser build must not carry.
 func TestLibraryPackagesForJS(t *testing.T) {
 	goCmd := "go" // the one on PATH, as go test itself was found
-	libs := []string{"format", "compress", "record", "vfs", "index", "timeindex", "segment", "kafkalog/...", "retention", "inspect", "repair", "finding", "verify", "compaction"}
+	libs := []string{"format", "compress", "record", "vfs", "index", "timeindex", "segment", "kafkalog/...", "retention", "inspect", "repair", "finding", "verify", "compaction", "timeline"}
 	args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
 	for _, l := range libs {
 		args = append(args, "./"+l)
