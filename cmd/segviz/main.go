@@ -36,7 +36,8 @@ func init() {
 		{"recover", "run Kafka's recovery on a copy (or in place) and say what it cut and why", runRecover},
 		{"salvage", "copy every valid batch to a new partition, past corruption", runSalvage},
 		{"append", "append JSON-lines records to a partition directory, creating it", runAppend},
-		{"retention", "show what retention deletes and until when each record can be read", runRetention},
+		{"retention", "show what retention deletes and until when each record can be read; --apply does it", runRetention},
+		{"history", "list the changes segkit recorded in a partition, and what removed an offset", runHistory},
 		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
 		{"version", "print segviz's version (module version, VCS revision) and the Go version", runVersion},
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,14 +17,18 @@ import (
 	"time"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/retentionapply"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
 const retentionHelp = `Usage: segviz retention [flags] DIR
+       segviz retention --apply [--now T] [flags] DIR
        segviz retention --what-if [--rate R] [--record-size B] [--batch N] [--duration D] [flags]
 
 Kafka deletes whole segments, so a record outlives retention.ms by up to
@@ -50,7 +55,27 @@ every log.retention.check.interval.ms (5 min), the first
 log.initial.task.delay.ms (30 s) after the broker starts; the files stay
 on disk as .deleted for file.delete.delay.ms (60 s) more.
 
-DIR is opened read-only: nothing in it is ever written. A partition
+Without --apply, DIR is opened read-only: nothing in it is ever written.
+
+--apply runs the check for real: it takes Kafka's lock of the log
+directory (an flock of its .lock, as a broker holds it; if a broker or
+another segviz holds it, the command stops before writing anything, exit
+3), opens the partition as a writer (cutting only a torn tail, refusing
+damage), makes the same plan and carries it out as Kafka does: the log
+start offset moves to the first segment kept, durably, then the deleted
+segments' files are renamed .deleted; when every segment goes, the log
+rolls a new active segment first. Each rule that deletes is recorded as a
+"clean" instant of the partition's timeline (DIR/.segkit/timeline; see
+"segviz history"), the roll as a "roll" instant, stamped with --now.
+Kafka removes the .deleted files file.delete.delay.ms later, so that
+reads in flight can finish; this command cannot wait: it removes them
+when it closes the partition, at its end (no broker runs while it holds
+the lock), and says so. If it is killed first, the next open of the
+partition (Kafka's or segkit's) removes them. Instants an interrupted
+--apply left pending are resolved first (completed if their change is in
+place, rolled back if not).
+
+A partition
 directory carries no topic config, so unset settings are Kafka's defaults;
 set them with the flags below, --config key=value (repeatable; topic or
 broker property names) or --config-file (a .properties file). Without
@@ -74,17 +99,27 @@ times in epoch milliseconds:
    "deletions": [{"baseOffset", "reason": "time"|"size"|"logStartOffset", "largestTimestamp"}],
    "segments":  [{"baseOffset", "size", "largestTimestamp", "readableUntil"}]}
 
-("readableUntil" is null for a segment no rule will delete.)
+("readableUntil" is null for a segment no rule will delete.) With --apply
+the object is the plan carried out ("segments": the log as it was left)
+plus "applied", "instants" (the instants recorded, as "segviz history
+--json" prints them), "resolved", "removedFiles" and "keptDeleted"; see
+docs/history.md.
 
 Exit status: 0 when the plan was made, warnings included (timestamps that
 put records at risk: stamped in the future, which blocks the time rule, or
 written already older than retention.ms, which the next check deletes), 1
 when damage in the partition (corruption) stopped it, 2 for a bad command
-line, 3 when DIR could not be read.
+line, 3 when DIR could not be read. With --apply: 0 when nothing was
+deleted, 1 when segments were, 2 for a bad command line or a DIR that is
+not a partition directory, 3 when the command failed (the log directory
+locked by a broker or another segviz, or damage a writer will not cut:
+nothing written; or I/O, the timeline unreadable, a deletion that failed
+midway, which the next --apply resolves).
 
 Examples:
   segviz retention /var/kafka-logs/payments-0
   segviz retention --retention.ms 60000 --segment.ms 180000 --now 2026-03-02T09:06:01Z payments-0
+  segviz retention --apply --retention.ms 60000 payments-0
   segviz retention --config-file payments.properties --broker-start 2026-03-02T08:55:31Z --json payments-0 | jq .
   segviz retention --what-if --retention.ms 60000 --segment.ms 180000 --rate 0.2 --duration 30m
   segviz retention --what-if --segment.bytes 1048576 --retention.bytes 2097152 --rate 1.5 --record-size 1024 --batch 15 --duration 4h
@@ -109,6 +144,7 @@ type retentionOpts struct {
 	batch         int
 	duration      int64
 	engine        bool
+	apply         bool
 }
 
 func runRetention(args []string, stdout, stderr io.Writer) int {
@@ -141,6 +177,7 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.batch, "batch", 1, "--what-if: records per batch")
 	durFlag := fs.String("duration", "", "--what-if: how long to simulate (Go duration such as 90m or 36h, Nd for days, or ms; default: twice the worst-case lifetime, at most 30 days)")
 	fs.BoolVar(&o.engine, "engine", false, "--what-if: run segkit's log engine in memory instead of the model (small configs only)")
+	fs.BoolVar(&o.apply, "apply", false, "run the check for real, under Kafka's lock, and record it in the partition's timeline")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
 	}
@@ -196,6 +233,9 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 		o.hasStart = true
 	}
 
+	if o.whatIf && o.apply {
+		return fail("--what-if simulates and --apply deletes: give one of them")
+	}
 	if o.whatIf {
 		if fs.NArg() != 0 {
 			return fail("--what-if takes no DIR")
@@ -211,6 +251,9 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "segviz retention: want one partition directory")
 		fs.Usage()
 		return exitUsage
+	}
+	if o.apply {
+		return retentionApply(fs.Arg(0), cfg, broker, o, stdout, stderr)
 	}
 	return retentionDir(fs.Arg(0), cfg, broker, o, stdout, stderr)
 }
@@ -319,6 +362,13 @@ type segmentBoundJSON struct {
 }
 
 func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast, st retention.LogState) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(retentionJSONOf(plan, fc, st))
+}
+
+// retentionJSONOf is the --json object of a plan and a forecast.
+func retentionJSONOf(plan retention.Plan, fc retention.Forecast, st retention.LogState) retentionJSON {
 	out := retentionJSON{
 		Now: plan.Now, LogStartOffset: st.LogStartOffset, NewLogStartOffset: plan.NewLogStartOffset,
 		Deletions: []deletionJSON{}, Segments: []segmentBoundJSON{},
@@ -338,20 +388,35 @@ func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast,
 		}
 		out.Segments = append(out.Segments, s)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return out
 }
 
 func printRetention(w io.Writer, dir string, l *kafkalog.Log, st retention.LogState, hwFrom string, p retention.Policy, sched retention.Schedule, plan retention.Plan, fc retention.Forecast) {
+	printRetentionHeader(w, dir, st, hwFrom, p, sched, plan.Now)
+	printPlan(w, plan)
+	printForecast(w, p, fc)
+	if len(plan.Warnings) > 0 {
+		fmt.Fprintln(w, "\nwarnings:")
+		for _, x := range plan.Warnings {
+			fmt.Fprintf(w, "  %s\n", x)
+		}
+	}
+}
+
+// printRetentionHeader prints the partition, its offsets, the config and
+// the check's time.
+func printRetentionHeader(w io.Writer, dir string, st retention.LogState, hwFrom string, p retention.Policy, sched retention.Schedule, now int64) {
 	fmt.Fprintf(w, "partition %s\n", dir)
 	fmt.Fprintf(w, "  log start offset %d, log end offset %d, high watermark %d (%s); %d segments, %d bytes\n",
 		st.LogStartOffset, st.LogEndOffset, st.HighWatermark, hwFrom, len(st.Segments), st.Size())
 	fmt.Fprintf(w, "  %s=%d %s=%d %s=%s %s=%d %s=%d; %s\n",
 		config.RetentionMs, p.RetentionMs, config.RetentionBytes, p.RetentionBytes, config.CleanupPolicy, strings.Join(p.CleanupPolicy, ","),
 		config.SegmentMs, p.SegmentMs, config.FileDeleteDelayMs, p.FileDeleteDelayMs, sched)
-	fmt.Fprintf(w, "  now %s (%d)\n\n", retention.FormatTime(plan.Now), plan.Now)
+	fmt.Fprintf(w, "  now %s (%d)\n\n", retention.FormatTime(now), now)
+}
 
+// printPlan prints what a check deletes (or, applied, deleted).
+func printPlan(w io.Writer, plan retention.Plan) {
 	if len(plan.Deletions) == 0 {
 		fmt.Fprintf(w, "plan: a check now deletes nothing (log start offset stays %d)\n", plan.NewLogStartOffset)
 	} else {
@@ -365,6 +430,10 @@ func printRetention(w io.Writer, dir string, l *kafkalog.Log, st retention.LogSt
 			fmt.Fprintf(w, "  %d (%s): %s\n", d.BaseOffset, d.Reason, d.Explanation)
 		}
 	}
+}
+
+// printForecast prints until when each segment can be read.
+func printForecast(w io.Writer, p retention.Policy, fc retention.Forecast) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEGMENT\tOFFSETS\tBYTES\tLARGEST TIMESTAMP\tREADABLE UNTIL\tON DISK UNTIL\tRULE")
@@ -394,12 +463,6 @@ func printRetention(w io.Writer, dir string, l *kafkalog.Log, st retention.LogSt
 		if b.IfAppendsContinue != b.ReadableUntil {
 			fmt.Fprintf(w, "  %d: if appends continue (not what the plan above assumes): readable until %s, on disk until %s\n", b.BaseOffset,
 				retention.FormatTime(b.IfAppendsContinue), retention.FormatTime(satAddMs(b.IfAppendsContinue, p.FileDeleteDelayMs)))
-		}
-	}
-	if len(plan.Warnings) > 0 {
-		fmt.Fprintln(w, "\nwarnings:")
-		for _, x := range plan.Warnings {
-			fmt.Fprintf(w, "  %s\n", x)
 		}
 	}
 }
@@ -635,4 +698,223 @@ func satAddMs(t, d int64) int64 {
 		return retention.Never
 	}
 	return t + d
+}
+
+// retentionApplyJSON is the --apply --json object: the dry run's fields
+// for the plan carried out (segments: the log as the check left it), and
+// what was recorded and removed. Its field names are part of the
+// command's interface.
+type retentionApplyJSON struct {
+	retentionJSON
+	// Applied says the plan was carried out.
+	Applied bool `json:"applied"`
+	// Instants are the instants recorded, as "segviz history --json"
+	// prints them.
+	Instants []instantJSON `json:"instants"`
+	// Resolved are the instants an interrupted run had left pending.
+	Resolved []resolvedJSON `json:"resolved"`
+	// RemovedFiles are the files of the partition directory the command
+	// removed (the deleted segments' files, producer snapshots below the
+	// new log start offset); KeptDeleted the .deleted files it could not
+	// remove, which the next open removes.
+	RemovedFiles []string `json:"removedFiles"`
+	KeptDeleted  []string `json:"keptDeleted"`
+}
+
+type resolvedJSON struct {
+	Instant   int64  `json:"instant"`
+	Action    string `json:"action"`
+	Completed bool   `json:"completed"`
+	Why       string `json:"why"`
+}
+
+// retentionApply runs --apply: one retention check for real, under the
+// log directory's lock, recorded in the partition's timeline.
+func retentionApply(name string, cfg config.Config, broker config.Broker, o retentionOpts, stdout, stderr io.Writer) int {
+	dir, code := osDir("retention", name, stderr)
+	if code >= 0 {
+		return code
+	}
+	fsys := vfs.OS()
+	if code := checkPartition("retention", fsys, dir, stderr); code >= 0 {
+		return code
+	}
+	p := retention.PolicyFrom(cfg, broker)
+	sched := p.UnknownSchedule()
+	if o.hasStart {
+		sched = p.NewSchedule(o.brokerStart)
+	}
+	lock, err := kafkalog.LockPartition(fsys, dir)
+	if err != nil {
+		if code := writerError("retention", err, stderr); code >= 0 {
+			return code
+		}
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	defer lock.Close() // after the log's Close: the lock goes last
+	clk := fixedClock(o.now)
+	tl, err := timeline.Open(fsys, dir, timeline.Options{Clock: clk})
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: the timeline of %s cannot be read, so nothing was deleted: %v\n", dir, err)
+		return exitFailure
+	}
+	if later, err := tl.Instants(timeline.Filter{Since: timeline.InstantTime{Millis: o.now + 1}}); err == nil && len(later) > 0 {
+		last := later[len(later)-1]
+		fmt.Fprintf(stderr, "segviz retention: warning: the timeline has an instant at %s, after --now %s: instant times only increase, so this check's instants are stamped after it\n",
+			retention.FormatTime(last.Time.Millis), retention.FormatTime(o.now))
+	}
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Locked: true, Clock: clk})
+	if err != nil {
+		if code := writerError("retention", err, stderr); code >= 0 {
+			return code
+		}
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			l.Close()
+		}
+	}()
+	printRemoved(stderr, "retention", l.LoadReport())
+	before, err := vfs.ReadDir(fsys, dir) // after the load's own removals
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
+		return exitFailure
+	}
+	resolved, err := retentionapply.ResolvePending(l, tl)
+	for _, r := range resolved {
+		what := "rolled back"
+		if r.Completed {
+			what = "completed"
+		}
+		fmt.Fprintf(stderr, "segviz retention: %s the %s instant %s an interrupted run left %s: %s\n", what, r.Instant.Action, r.Instant.Time, r.Instant.State, r.Why)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: %v; nothing was deleted\n", err)
+		return exitFailure
+	}
+	for _, x := range tl.Pending() {
+		fmt.Fprintf(stderr, "segviz retention: warning: instant %s is left pending; the code that writes %s instants resolves it\n", x.Instant(), x.Instant().Action)
+	}
+	hwFrom := "the log end offset (no replication-offset-checkpoint entry)"
+	if m, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(dir), checkpoint.ReplicationOffsetFile)); err == nil {
+		if hw, ok := m[l.TopicPartition()]; ok {
+			l.SetHighWatermark(hw)
+			hwFrom = checkpoint.ReplicationOffsetFile
+		}
+	}
+	rep, checkErr := retentionapply.Check(l, tl, p, o.now)
+	var fc retention.Forecast
+	if checkErr == nil {
+		after, err := retention.StateOf(l)
+		if err == nil {
+			fc, err = retention.ReadableUntil(after, p, sched, o.now)
+		}
+		if err != nil {
+			checkErr = err
+		}
+	}
+	closed = true
+	closeErr := l.Close()
+	removed, kept := removedFiles(fsys, dir, before)
+
+	for _, w := range rep.Plan.Warnings {
+		fmt.Fprintf(stderr, "segviz retention: %s\n", w)
+	}
+	if o.json {
+		out := retentionApplyJSON{retentionJSON: retentionJSONOf(rep.Plan, fc, rep.State), Applied: checkErr == nil,
+			Instants: []instantJSON{}, Resolved: []resolvedJSON{}, RemovedFiles: []string{}, KeptDeleted: []string{}}
+		out.LogStartOffset = rep.Plan.LogStartOffset
+		out.NewLogStartOffset = rep.LogStartOffset
+		for _, inst := range rep.Instants {
+			out.Instants = append(out.Instants, instantJSONOf(inst))
+		}
+		for _, r := range resolved {
+			out.Resolved = append(out.Resolved, resolvedJSON{r.Instant.Time.Millis, string(r.Instant.Action), r.Completed, r.Why})
+		}
+		for _, f := range removed {
+			out.RemovedFiles = append(out.RemovedFiles, f.Name())
+		}
+		out.KeptDeleted = append(out.KeptDeleted, kept...)
+		if !report(stdout, stderr, "retention", true, out, nil) {
+			return exitFailure
+		}
+	} else {
+		printApply(stdout, dir, hwFrom, p, sched, rep, removed, kept)
+	}
+	switch {
+	case checkErr != nil:
+		fmt.Fprintf(stderr, "segviz retention: %v\n", checkErr)
+		return exitFailure
+	case closeErr != nil:
+		fmt.Fprintf(stderr, "segviz retention: the check is done and recorded, but closing the partition failed: %v\n", closeErr)
+		return exitFailure
+	case len(rep.Plan.Deletions) > 0:
+		return exitProblem
+	}
+	return exitOK
+}
+
+// removedFiles returns the regular files of before that dir no longer
+// holds, and the .deleted files it still holds.
+func removedFiles(fsys vfs.FS, dir string, before []fs.FileInfo) (removed []fs.FileInfo, kept []string) {
+	now, err := vfs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, nil
+	}
+	has := map[string]bool{}
+	for _, fi := range now {
+		has[fi.Name()] = true
+		if !fi.IsDir() && strings.HasSuffix(fi.Name(), segment.DeletedSuffix) {
+			kept = append(kept, fi.Name())
+		}
+	}
+	for _, fi := range before {
+		if !fi.IsDir() && !has[fi.Name()] {
+			removed = append(removed, fi)
+		}
+	}
+	return removed, kept
+}
+
+// printApply says what --apply did.
+func printApply(w io.Writer, dir, hwFrom string, p retention.Policy, sched retention.Schedule, rep retentionapply.Report, removed []fs.FileInfo, kept []string) {
+	plan := rep.Plan
+	printRetentionHeader(w, dir, rep.State, hwFrom, p, sched, plan.Now)
+	if len(plan.Deletions) == 0 {
+		fmt.Fprintf(w, "applied: the check deleted nothing (log start offset stays %d); nothing recorded\n", rep.LogStartOffset)
+		return
+	}
+	roll := ""
+	if plan.RollFirst {
+		roll = ", rolling a new active segment first"
+	}
+	fmt.Fprintf(w, "applied: the check deleted %d segment(s), %d bytes%s; log start offset %d -> %d\n",
+		len(plan.Deletions), plan.Bytes(), roll, plan.LogStartOffset, rep.LogStartOffset)
+	for _, d := range plan.Deletions {
+		fmt.Fprintf(w, "  %d (%s, %s): %s\n", d.BaseOffset, offsetRange(d.BaseOffset, d.NextOffset), d.Reason, d.Explanation)
+	}
+	if len(rep.Instants) > 0 {
+		fmt.Fprintf(w, "recorded in %s/%s (see \"segviz history %s\"):\n", dir, timeline.DirName, dir)
+		for _, inst := range rep.Instants {
+			fmt.Fprintf(w, "  %s %s, completed %s: %s\n", inst.Time, inst.Action, inst.Completed, instantSummary(inst))
+		}
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(w, "removed %d file(s): the deleted segments' files were renamed .deleted, then removed when the command closed the partition, without waiting %s=%d ms (Kafka waits for reads in flight; none runs while the lock is held)\n",
+			len(removed), config.FileDeleteDelayMs, p.FileDeleteDelayMs)
+		for _, fi := range removed {
+			why := "a deleted segment's file"
+			if strings.HasSuffix(fi.Name(), segment.SnapshotSuffix) {
+				why = "a producer snapshot below the new log start offset, as Kafka deletes it"
+			}
+			fmt.Fprintf(w, "  %s (%d bytes): %s\n", fi.Name(), fi.Size(), why)
+		}
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(w, "left on disk: %s (the next open of the partition, Kafka's or segkit's, removes them)\n", strings.Join(kept, ", "))
+	}
 }

@@ -1,0 +1,242 @@
+package retentionapply
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/timeline"
+)
+
+// RollReason is the timeline.Roll reason of the roll a check makes before
+// it deletes every segment (Kafka's deleteSegments calls roll() itself):
+// an explicit roll, not one of LogSegment.shouldRoll's conditions.
+const RollReason = "requested"
+
+// Report is what one check did.
+type Report struct {
+	// State is the log the check planned from, Plan what it planned and
+	// carried out (Plan.Deletions, oldest first, each with its rule).
+	State retention.LogState
+	Plan  retention.Plan
+	// Instants are the instants the check completed, in order: the roll
+	// (when the plan rolled first) and one clean per rule that deleted.
+	// Empty when the plan deleted nothing.
+	Instants []timeline.Instant
+	// LogStartOffset is the log start offset the check left.
+	LogStartOffset int64
+}
+
+// Check runs one retention check on l at now (ms since the epoch) under
+// policy p, for real: it plans (p.Plan over retention.StateOf(l)), carries
+// the plan out as Apply does and records it in tl. The high watermark is
+// the log's: set it with l.SetHighWatermark first to plan as a replicated
+// partition.
+//
+// On an error the report holds what was planned and the instants already
+// completed; an instant the error interrupted is rolled back when nothing
+// had changed yet, and otherwise left inflight, for ResolvePending.
+func Check(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, now int64) (Report, error) {
+	st, err := retention.StateOf(l)
+	if err != nil {
+		return Report{LogStartOffset: l.LogStartOffset()}, err
+	}
+	plan, err := p.Plan(st, now)
+	if err != nil {
+		return Report{State: st, LogStartOffset: l.LogStartOffset()}, err
+	}
+	insts, err := Apply(l, tl, p, plan)
+	return Report{State: st, Plan: plan, Instants: insts, LogStartOffset: l.LogStartOffset()}, err
+}
+
+// Apply carries out plan, made by p.Plan from retention.StateOf(l) at
+// plan.Now, and records it in tl: per rule that deletes, in the plan's
+// order, a clean instant begun with its timeline.Clean plan, made
+// inflight, applied with retention.Apply and completed with the log start
+// offset it left; before the rule that deletes every segment, when the
+// plan rolls first, a roll instant around l.Roll. It returns the completed
+// instants, in order.
+func Apply(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, plan retention.Plan) ([]timeline.Instant, error) {
+	var done []timeline.Instant
+	cfg := timeline.RetentionConfig{RetentionMs: p.RetentionMs, RetentionBytes: p.RetentionBytes, FileDeleteDelayMs: p.FileDeleteDelayMs}
+	gs := groups(plan.Deletions)
+	for gi, g := range gs {
+		last := g[len(g)-1]
+		// Only the last rule can reach the active segment: after a
+		// deletion of every segment, the new active one is empty, and the
+		// empty active segment is never deleted.
+		if plan.RollFirst && gi == len(gs)-1 {
+			inst, err := roll(l, tl, ref(last))
+			if err != nil {
+				return done, err
+			}
+			done = append(done, inst)
+		}
+		oldStart := l.LogStartOffset()
+		sub := retention.Plan{
+			Now: plan.Now, LogStartOffset: oldStart, LogEndOffset: l.LogEndOffset(),
+			Deletions: g, NewLogStartOffset: max(oldStart, last.NextOffset),
+		}
+		clean := &timeline.Clean{
+			Rule: string(g[0].Reason), Config: cfg, Now: plan.Now,
+			OldLogStartOffset: oldStart, NewLogStartOffset: sub.NewLogStartOffset,
+		}
+		for _, d := range g {
+			clean.Segments = append(clean.Segments, ref(d))
+		}
+		x, err := tl.Begin(timeline.ActionClean, clean)
+		if err != nil {
+			return done, fmt.Errorf("retentionapply: record the %s deletion: %w", g[0].Reason, err)
+		}
+		if err := x.Inflight(); err != nil {
+			return done, fmt.Errorf("retentionapply: record the %s deletion: %w", g[0].Reason, err)
+		}
+		if err := retention.Apply(l, sub); err != nil {
+			return done, interrupted(x, err, errors.Is(err, retention.ErrStalePlan))
+		}
+		result := *clean
+		result.NewLogStartOffset = l.LogStartOffset()
+		if err := x.Complete(&result); err != nil {
+			return done, fmt.Errorf("retentionapply: the %s deletion is done, but recording it failed (instant %s left inflight): %w", g[0].Reason, x.Instant().Time, err)
+		}
+		done = append(done, x.Instant())
+	}
+	return done, nil
+}
+
+// roll rolls the log before a deletion of every segment, as a roll
+// instant; closed is the active segment it closes.
+func roll(l *kafkalog.Log, tl *timeline.Timeline, closed timeline.SegmentRef) (timeline.Instant, error) {
+	r := &timeline.Roll{Reason: RollReason, Closed: &closed, NewBaseOffset: l.LogEndOffset()}
+	x, err := tl.Begin(timeline.ActionRoll, r)
+	if err != nil {
+		return timeline.Instant{}, fmt.Errorf("retentionapply: record the roll: %w", err)
+	}
+	if err := x.Inflight(); err != nil {
+		return timeline.Instant{}, fmt.Errorf("retentionapply: record the roll: %w", err)
+	}
+	before := len(l.Segments())
+	if err := l.Roll(); err != nil {
+		return timeline.Instant{}, interrupted(x, fmt.Errorf("retentionapply: roll before deleting every segment: %w", err), len(l.Segments()) == before)
+	}
+	if err := x.Complete(r); err != nil {
+		return timeline.Instant{}, fmt.Errorf("retentionapply: the log rolled, but recording it failed (instant %s left inflight): %w", x.Instant().Time, err)
+	}
+	return x.Instant(), nil
+}
+
+// interrupted handles an instant whose action failed: rolled back when
+// unchanged says that nothing had changed, left inflight otherwise.
+func interrupted(x *timeline.Txn, err error, unchanged bool) error {
+	t := x.Instant().Time
+	if unchanged {
+		if rerr := x.Rollback("failed before changing anything: " + err.Error()); rerr != nil {
+			return errors.Join(err, fmt.Errorf("retentionapply: roll back instant %s: %w", t, rerr))
+		}
+		return fmt.Errorf("%w (nothing was changed; instant %s rolled back)", err, t)
+	}
+	return fmt.Errorf("%w (instant %s left inflight: the next check resolves it)", err, t)
+}
+
+// groups splits deletions into the runs of one rule, in order: Plan's
+// rules each delete a prefix of what the previous one left.
+func groups(ds []retention.Deletion) [][]retention.Deletion {
+	var out [][]retention.Deletion
+	for i := 0; i < len(ds); {
+		j := i + 1
+		for j < len(ds) && ds[j].Reason == ds[i].Reason {
+			j++
+		}
+		out = append(out, ds[i:j:j])
+		i = j
+	}
+	return out
+}
+
+// ref describes a deleted segment for the timeline, with the largest
+// timestamp the time rule compared.
+func ref(d retention.Deletion) timeline.SegmentRef {
+	return timeline.SegmentRef{BaseOffset: d.BaseOffset, NextOffset: d.NextOffset, Size: d.Size, LargestTimestamp: d.LargestTimestamp}
+}
+
+// Resolution is what ResolvePending did with one pending instant.
+type Resolution struct {
+	// Instant is the instant as it was pending.
+	Instant timeline.Instant
+	// Completed says it was completed (its changes were in place);
+	// otherwise it was rolled back (it had changed nothing).
+	Completed bool
+	// Why says how that was decided.
+	Why string
+}
+
+// ResolvePending finishes the clean and roll instants that an earlier run
+// left requested or inflight (see the package doc): each is completed when
+// its change is in place in l, and rolled back when it had made none.
+// Instants of other actions are left as they are. Call it with the
+// partition's lock held, after opening l, before the next check.
+func ResolvePending(l *kafkalog.Log, tl *timeline.Timeline) ([]Resolution, error) {
+	var out []Resolution
+	for _, x := range tl.Pending() {
+		inst := x.Instant()
+		if inst.Action != timeline.ActionClean && inst.Action != timeline.ActionRoll {
+			continue
+		}
+		r := Resolution{Instant: inst}
+		var result timeline.Payload
+		switch c := inst.Plan.(type) {
+		case nil:
+			continue // no plan to check against
+		case *timeline.Clean:
+			if inst.State == timeline.Requested {
+				r.Why = "it was requested, never inflight: nothing had changed"
+				break
+			}
+			if start := l.LogStartOffset(); start >= c.NewLogStartOffset {
+				r.Completed, result = true, c
+				r.Why = fmt.Sprintf("the log start offset is %d, at or past the planned %d: the deletion took effect (segments still on disk go at the next check, by the log start offset rule)", start, c.NewLogStartOffset)
+			} else {
+				r.Why = fmt.Sprintf("the log start offset is %d, below the planned %d: the deletion had not begun (its first change is that move)", start, c.NewLogStartOffset)
+			}
+		case *timeline.Roll:
+			if inst.State == timeline.Requested {
+				r.Why = "it was requested, never inflight: nothing had changed"
+				break
+			}
+			if rolledAt(l, c.NewBaseOffset) {
+				r.Completed, result = true, c
+				r.Why = fmt.Sprintf("the log has a segment at %d: the roll took effect", c.NewBaseOffset)
+			} else {
+				r.Why = fmt.Sprintf("the log has no segment at %d: the roll had not taken effect", c.NewBaseOffset)
+			}
+		default:
+			continue // not a plan this package writes
+		}
+		var err error
+		if r.Completed {
+			err = x.Complete(result)
+		} else {
+			err = x.Rollback("resolved by the next retention check: " + r.Why)
+		}
+		if err != nil {
+			return out, fmt.Errorf("retentionapply: resolve instant %s: %w", inst.Time, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// rolledAt reports whether the log rolled at base: a segment starts there,
+// or the log start offset has passed it.
+func rolledAt(l *kafkalog.Log, base int64) bool {
+	if l.LogStartOffset() > base {
+		return true
+	}
+	for _, s := range l.Segments() {
+		if s.BaseOffset() == base {
+			return true
+		}
+	}
+	return false
+}

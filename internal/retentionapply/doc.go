@@ -1,0 +1,65 @@
+// Package retentionapply runs one retention check on a partition for real
+// and records what it did in the partition's timeline: the code path of
+// "segviz retention --apply", in a package so that tests drive it over a
+// simulated clock as the command runs it once.
+//
+//	l, _ := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Locked: true, Clock: clk})
+//	tl, _ := timeline.Open(fsys, dir, timeline.Options{Clock: clk})
+//	res, _ := retentionapply.ResolvePending(l, tl)    // what an interrupted run left
+//	rep, err := retentionapply.Check(l, tl, policy, now)
+//	// rep.Plan: what was deleted; rep.Instants: what was recorded
+//
+// # What a check records
+//
+// Check plans with retention.Policy.Plan over retention.StateOf(l) and
+// carries the plan out as Kafka's UnifiedLog.deleteOldSegments does: each
+// rule (log start offset, then retention.bytes, then retention.ms) deletes
+// its own prefix with its own deleteSegments, so each rule that deletes is
+// one timeline.ActionClean instant, whose timeline.Clean plan names the
+// rule, the config in force, the check's time, the segments (base and next
+// offsets, sizes, the largest timestamps the time rule compared) and the
+// log start offset before and after. Each instant goes
+//
+//	Begin (REQUESTED, the plan) → Inflight → retention.Apply → Complete (the result)
+//
+// Inflight is durable before the first file changes, and Complete follows
+// Apply's last sync (the log start offset checkpoint, the renames to
+// .deleted, the directory sync). When a rule deletes every segment,
+// Kafka's deleteSegments rolls first: that roll is its own
+// timeline.ActionRoll instant (reason RollReason), completed before the
+// clean that follows it begins.
+//
+// # The .deleted files
+//
+// retention.Apply renames the deleted segments' files to .deleted; the
+// log removes them once file.delete.delay.ms has passed on its clock, and
+// Close removes every one still pending. The package leaves them to the
+// log: a caller that closes the log at once (a one-shot command) removes
+// them without waiting the delay.
+//
+// # Interrupted runs
+//
+// A crash, or an error midway, leaves the instant requested or inflight.
+// ResolvePending, called with the partition's lock held before the next
+// check, finishes the Clean and Roll instants an earlier run left:
+//
+//   - requested: nothing had changed (Inflight precedes the first change),
+//     so it is rolled back;
+//   - an inflight clean: the first change Apply makes is the durable move
+//     of the log start offset, so if the log's start offset is at or past
+//     the plan's new one, the deletion took effect (records below it are no
+//     longer readable, and segments still on disk are deleted by the next
+//     check's log-start-offset rule) and the instant is completed;
+//     otherwise nothing had changed and it is rolled back;
+//   - an inflight roll: completed if the log has a segment at the roll's
+//     new base offset (or its start offset has passed it), rolled back
+//     otherwise.
+//
+// Instants of other actions are left to the code that writes them.
+//
+// # Concurrency
+//
+// Like retention.Apply, Check and ResolvePending change the log and must
+// not run concurrently with appends to it; the caller holds the
+// partition's lock (kafkalog.LockPartition) for the log and the timeline.
+package retentionapply
