@@ -89,6 +89,7 @@ type job struct {
 	srcs   []source
 	rep    *Report
 	buf    []byte
+	rs     record.ReaderScanner
 	marker struct {
 		present bool
 		epoch   int64
@@ -275,6 +276,14 @@ func indexBytes(fsys vfs.FS, p string, entrySize int, built func() (int, error))
 	return st.Size() / int64(entrySize) * int64(entrySize), nil
 }
 
+// scanner is the job's ReaderScanner, reading chunks of the cleaner's IO
+// buffer size (at least 64 KiB): the map's pass and every group's reuse
+// its buffer.
+func (j *job) scanner() *record.ReaderScanner {
+	j.rs.ChunkSize = max(j.opt.IOBufferSize, 64<<10)
+	return &j.rs
+}
+
 func (j *job) closeSources() {
 	for i := range j.srcs {
 		if s := j.srcs[i].seg; s != nil {
@@ -320,7 +329,7 @@ func (j *job) clean() error {
 	if err != nil {
 		return err
 	}
-	r.MapFull, r.MapEntries = full, m.Size()
+	r.MapFull, r.MapEntries, r.MapBytes = full, m.Size(), m.TableBytes()
 	r.EndOffset = m.LatestOffset() + 1
 
 	f := &filter{
@@ -357,7 +366,7 @@ func (j *job) buildOffsetMap(m *OffsetMap, start, end int64) (bool, error) {
 	txn := newTxnState()
 	txn.add(j.collectAborted(nil, start, end))
 	mb := mapBuilder{
-		m: m, txn: txn, start: start, stats: &j.rep.Stats,
+		m: m, txn: txn, start: start, stats: &j.rep.Stats, rs: j.scanner(),
 		ioBuffer: j.opt.IOBufferSize, maxIOBuffer: j.opt.MaxIOBufferSize, maxMessage: int(j.cfg.MaxMessageBytes),
 	}
 	for x := i; x < k; x++ {
@@ -384,19 +393,30 @@ type mapBuilder struct {
 	it                    record.EntryIterator
 	ctl                   record.Iterator
 	rec                   record.Record
-	rs                    record.ReaderScanner
+	rs                    *record.ReaderScanner
 	chunk, bufSize        int
+	// The entry being mapped: each record's offset, -1 for one not put;
+	// the keys put and their hashes.
+	pend   []int64
+	keys   [][]byte
+	hashes []keyHash
 }
 
 // segment adds the records of s from the offset index's position of
 // start on; next is the base offset of the next dirty segment (or the end
 // of the dirty section).
 func (b *mapBuilder) segment(s *segment.Segment, next int64) (bool, error) {
-	oi, err := s.OffsetIndex()
-	if err != nil {
-		return false, err
+	// The index's position of start; for a segment after start, whose
+	// entries are all past it, the start of the file. (Its index is then
+	// not loaded: the map's pass keeps no segment's index but the first's.)
+	pos := int64(0)
+	if b.start >= s.BaseOffset() {
+		oi, err := s.OffsetIndex()
+		if err != nil {
+			return false, err
+		}
+		pos = int64(oi.Lookup(b.start).Position)
 	}
-	pos := int64(oi.Lookup(b.start).Position)
 	b.rs.Reset(readerAt{s}, s.Size(), s.LogPath(), pos)
 	b.bufSize, b.chunk = b.ioBuffer, 0
 	for b.rs.Next() {
@@ -469,15 +489,32 @@ func (b *mapBuilder) entry(e *record.Entry) (bool, error) {
 	} else {
 		b.txn.consumeUpTo(last)
 	}
+	// The records are decoded first, then their keys hashed together
+	// (eight at a time, hashKeys) and their slots prefetched together,
+	// and then put in order: the slots' cache misses overlap.
+	b.pend, b.keys = b.pend[:0], b.keys[:0]
 	b.it.Reset(e)
 	for b.it.Next(&b.rec) {
+		off := int64(-1)
 		if b.rec.Key != nil && b.rec.Offset >= b.start {
+			off = b.rec.Offset
+			b.keys = append(b.keys, b.rec.Key)
+		}
+		b.pend = append(b.pend, off)
+	}
+	b.hashes = slices.Grow(b.hashes[:0], len(b.keys))[:len(b.keys)]
+	hashKeys(b.hashes, b.keys)
+	b.m.prefetch(b.hashes)
+	k := 0
+	for _, off := range b.pend {
+		if off >= 0 {
 			if b.m.Full() {
 				return true, nil
 			}
-			if err := b.m.Put(b.rec.Key, b.rec.Offset); err != nil {
+			if err := b.m.putHash(b.hashes[k], off); err != nil {
 				return false, err
 			}
+			k++
 		}
 		b.stats.MapMessagesRead++
 	}
@@ -518,10 +555,11 @@ func (j *job) cleanGroup(f *filter, a, z int) error {
 		}
 		return err
 	}
-	var rs record.ReaderScanner
+	rs := j.scanner()
 	var scratch []index.AbortedTxn
 	for x := a; x < z; x++ {
 		src := &j.srcs[x]
+		was := r.Removed
 		g.Sources = append(g.Sources, src.base)
 		g.SizeBefore += src.size
 		upperX := int64(0)
@@ -555,6 +593,7 @@ func (j *job) cleanGroup(f *filter, a, z int) error {
 		if err := rs.Err(); err != nil {
 			return fail(err)
 		}
+		g.Removed = append(g.Removed, r.Removed.minus(was))
 	}
 	r.Groups = append(r.Groups, g)
 	if w == nil {

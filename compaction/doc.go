@@ -50,6 +50,24 @@
 // the map's latest offset: the end of the dirty section, or of where the
 // map filled.
 //
+// # Memory and speed
+//
+// The map's table grows with the keys it holds, up to Slots slots of 20
+// bytes (a key's hash and its offset less the first one's, 24 bytes once
+// the offsets span more than 2^32−2): at most 5/6 of DedupeBufferSize,
+// where Kafka allocates all of it when its cleaner starts. Growing moves
+// the keys a chunk of the old table at a time and reuses each emptied
+// chunk, so the old and the new table are never whole together. Besides
+// the map a clean holds buffers of one batch's size or of the IO buffer
+// (a read chunk of IOBufferSize, at least 64 KiB; a 256 KiB write
+// buffer; the records of the batch being decided) and a few hundred
+// bytes a segment, and allocates nothing per record (TestCleanAllocsPerRecord).
+// A batch's records are decoded first, their keys hashed together — on
+// amd64 with AVX2 eight at a time, one per vector lane; crypto/md5
+// otherwise — and their slots prefetched together, then decided in order:
+// the cache misses of a batch's lookups overlap. docs/performance.md has
+// the figures against Kafka's cleaner.
+//
 // # What stays (Cleaner.cleanInto, MemoryRecords.filterTo)
 //
 // Every segment below the end is rewritten, the clean section included:
@@ -159,9 +177,10 @@
 //   - The .deleted files of a clean are removed at its end rather than
 //     file.delete.delay.ms later; a broker's reads of the old segments
 //     cannot be in flight, as Clean holds the partition's lock.
-//   - The offset map grows with the keys it holds, up to its budget,
-//     instead of allocating it up front; where a key sits in it differs
-//     from Kafka's probe sequence, which no answer depends on.
+//   - The offset map grows with the keys it holds, up to 5/6 of its
+//     budget, instead of allocating all of it up front; where a key sits
+//     in it differs from Kafka's probe sequence, which no answer depends
+//     on.
 //
 // # Concurrency
 //

@@ -1,8 +1,8 @@
 package compaction
 
 import (
-	"crypto/md5"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/segkit/segkit/compress"
@@ -39,12 +39,14 @@ type filter struct {
 	removed  *Removal
 	horizons map[int64]*Horizon
 
-	it   record.EntryIterator
-	ctl  record.Iterator
-	recs []record.Record // the records kept of the current batch
-	bld  record.Builder
-	out  []byte // the current batch, rebuilt
-	rec  record.Record
+	it     record.EntryIterator
+	ctl    record.Iterator
+	recs   []record.Record // the records kept of the current batch
+	keys   [][]byte        // the keys of the batch being read that need a lookup
+	hashes []keyHash       // and their hashes
+	bld    record.Builder
+	out    []byte // the current batch, rebuilt
+	rec    record.Record
 }
 
 // emit receives what filterEntry keeps: a batch to write, with its last
@@ -238,8 +240,9 @@ func (f *filter) filterLegacy(e *record.Entry, out emit) error {
 }
 
 // retain is Cleaner.shouldRetainRecord behind the filter's
-// shouldRetainRecord, counting what goes.
-func (f *filter) retain(control, discardRecords, legacy bool, r *record.Record) bool {
+// shouldRetainRecord, counting what goes. h is the hash of r's key when
+// needsLookup(r) holds.
+func (f *filter) retain(control, discardRecords, legacy bool, r *record.Record, h keyHash) bool {
 	switch {
 	case discardRecords:
 		f.removed.Records++
@@ -259,7 +262,7 @@ func (f *filter) retain(control, discardRecords, legacy bool, r *record.Record) 
 		f.removed.Records++
 		return false
 	}
-	found := f.m.getHash(md5.Sum(r.Key))
+	found := f.m.getHash(h)
 	if r.Offset < found {
 		f.removed.Superseded++
 		f.removed.Records++
@@ -372,21 +375,47 @@ func (f *filter) noteHorizon(dh int64, isNew bool, tombstones int64, control boo
 }
 
 // retainRecords reads the records of entry e into f.recs, keeping those
-// retain keeps (in order, reusing f.recs' room), and reports how many it
-// kept, whether it dropped any, and the tombstones among the kept.
+// retain keeps (in order), and reports how many it kept, whether it
+// dropped any, and the tombstones among the kept.
+//
+// The records are decoded first, the keys that need a lookup hashed
+// together (eight at a time, hashKeys) and their slots prefetched
+// together, and then the records decided in order: the slots' cache
+// misses overlap.
 func (f *filter) retainRecords(e *record.Entry, control, discardRecords, legacy bool) (n int, dropped, tombstones bool, tombstonesKept int64, err error) {
-	f.recs = f.recs[:0]
 	f.it.Reset(e)
+	read := 0
+	latest := f.m.LatestOffset()
+	lookup := func(r *record.Record) bool { return !discardRecords && !control && r.Key != nil && r.Offset <= latest }
+	f.recs = f.recs[:cap(f.recs)]
+	f.keys = f.keys[:0]
 	for {
-		if n == len(f.recs) {
+		if read == len(f.recs) {
 			f.recs = append(f.recs, record.Record{})
+			f.recs = f.recs[:cap(f.recs)]
 		}
-		r := &f.recs[n]
+		r := &f.recs[read]
 		if !f.it.Next(r) {
 			break
 		}
+		if lookup(r) {
+			f.keys = append(f.keys, r.Key)
+		}
+		read++
+	}
+	f.hashes = slices.Grow(f.hashes[:0], len(f.keys))[:len(f.keys)]
+	hashKeys(f.hashes, f.keys)
+	f.m.prefetch(f.hashes)
+	k := 0
+	for i := range read {
+		r := &f.recs[i]
 		f.stats.MessagesRead++
-		if !f.retain(control, discardRecords, legacy, r) {
+		var h keyHash
+		if lookup(r) {
+			h = f.hashes[k]
+			k++
+		}
+		if !f.retain(control, discardRecords, legacy, r, h) {
 			dropped = true
 			continue
 		}
@@ -394,9 +423,15 @@ func (f *filter) retainRecords(e *record.Entry, control, discardRecords, legacy 
 			tombstones = true
 			tombstonesKept++
 		}
+		if i != n {
+			// Swapped, not copied: each Record keeps its own Headers
+			// room for the next decode.
+			f.recs[n], f.recs[i] = f.recs[i], f.recs[n]
+		}
 		n++
 	}
 	if err := f.it.Err(); err != nil {
+		f.recs = f.recs[:0]
 		return 0, false, false, 0, err
 	}
 	f.recs = f.recs[:n]

@@ -74,6 +74,10 @@ type Report struct {
 	// takes before it is full (Slots × load factor); MapEntries the keys
 	// it held.
 	MapSlots, MapCapacity, MapEntries int
+	// MapBytes is the memory the offset map's table held: at most
+	// MapSlots × 20 bytes (24 when an offset was more than 2^32−2 from the
+	// first), less while it holds fewer keys (see OffsetMap).
+	MapBytes int64
 
 	// Stats are Kafka's CleanerStats of the clean.
 	Stats Stats
@@ -112,6 +116,8 @@ type Group struct {
 	// SizeBefore and SizeAfter are the bytes of the sources and of the
 	// cleaned segment.
 	SizeBefore, SizeAfter int64
+	// Removed is what went from each source, in the order of Sources.
+	Removed []Removal
 }
 
 // Removal counts what a clean removed.

@@ -16,8 +16,10 @@ import (
 )
 
 // writeChunk is how many bytes of cleaned batches are buffered before
-// they are written to the .log.cleaned file.
-const writeChunk = 1 << 20
+// they are written to the .log.cleaned file (Kafka's write buffer is
+// log.cleaner.io.buffer.size / 2, 256 KiB); a batch larger than that is
+// written as it is.
+const writeChunk = 256 << 10
 
 // cleanedWriter writes one cleaned segment — <base>.log.cleaned and its
 // .index.cleaned, .timeindex.cleaned and, if an aborted transaction is
@@ -58,6 +60,9 @@ func newCleanedWriter(fsys vfs.FS, dir string, base int64, indexInterval, maxInd
 		if err := fsys.Remove(segment.Path(dir, base, ext+segment.CleanedSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+	}
+	if cap(buf) < writeChunk {
+		buf = make([]byte, 0, writeChunk)
 	}
 	w := &cleanedWriter{fsys: fsys, dir: dir, base: base, interval: indexInterval, buf: buf[:0], maxTs: record.NoTimestamp, maxTsOffset: -1}
 	var err error
@@ -103,12 +108,21 @@ func (w *cleanedWriter) add(b []byte, lastOffset, maxTimestamp int64) error {
 		}
 		w.since = 0
 	}
-	w.buf = append(w.buf, b...)
+	if len(w.buf)+len(b) > cap(w.buf) {
+		if err := w.write(); err != nil {
+			return err
+		}
+	}
+	if len(b) > cap(w.buf) {
+		if _, err := w.log.WriteAt(b, w.flush); err != nil {
+			return err
+		}
+		w.flush += int64(len(b))
+	} else {
+		w.buf = append(w.buf, b...)
+	}
 	w.size += int64(len(b))
 	w.since += len(b)
-	if len(w.buf) >= writeChunk {
-		return w.write()
-	}
 	return nil
 }
 

@@ -60,6 +60,24 @@ type BoundJSON struct {
 	DeletedNow bool `json:"deletedNow"`
 }
 
+// whatIf is the config of partition p with the settings keys replaced by
+// the parameters of those names, and the time q["now"] (epoch ms; default
+// the session's now): what a what-if view plans with.
+func (s *Session) whatIf(p *partition, q Params, keys []string) (config.Config, int64, error) {
+	props := p.cfg.Props()
+	for _, k := range keys {
+		if v, ok := q[k]; ok && v != "" {
+			props[k] = v
+		}
+	}
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
+	if err != nil {
+		return cfg, 0, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	now, err := q.int64("now", s.opt.Now().UnixMilli())
+	return cfg, now, err
+}
+
 // Retention plans a check at p["now"] (epoch ms; default the session's now)
 // on partition p["dir"] under its config with retention.ms,
 // retention.bytes, segment.ms, file.delete.delay.ms and cleanup.policy
@@ -71,17 +89,7 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	props := p.cfg.Props()
-	for _, k := range []string{config.RetentionMs, config.RetentionBytes, config.SegmentMs, config.FileDeleteDelayMs, config.CleanupPolicy} {
-		if v, ok := q[k]; ok && v != "" {
-			props[k] = v
-		}
-	}
-	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	now, err := q.int64("now", s.opt.Now().UnixMilli())
+	cfg, now, err := s.whatIf(p, q, []string{config.RetentionMs, config.RetentionBytes, config.SegmentMs, config.FileDeleteDelayMs, config.CleanupPolicy})
 	if err != nil {
 		return nil, err
 	}

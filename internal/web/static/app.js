@@ -1,13 +1,15 @@
 // segviz's page: the partition timeline, and the tabs (segment detail,
-// index plots, retention what-if, verification). Plain modules, no
-// framework; the data comes from an engine (engine.js): segviz's JSON API
-// for served partitions, the WASM engine for dropped files.
+// index plots, retention what-if, compaction what-if, verification). Plain
+// modules, no framework; the data comes from an engine (engine.js):
+// segviz's JSON API for served partitions, the WASM engine for dropped
+// files.
 
 import { el, clear, $, $$, fmtNum, fmtBytes, fmtTime, fmtDuration, segName, Columns } from "./util.js";
 import { HttpEngine, WasmEngine, loadWasm, collectDrop, filesFromInput } from "./engine.js";
 import { SegmentView } from "./segment.js";
 import { PlotsView } from "./plots.js";
 import { RetentionView } from "./retention.js";
+import { CompactionView } from "./compaction.js";
 import { VerifyView } from "./verify.js";
 
 // SegmentScan pages through one segment's entries (the scan method) and
@@ -64,6 +66,7 @@ class App {
     this.segmentView = new SegmentView(this, $("#panel-segment"));
     this.plotsView = new PlotsView(this, $("#panel-index"));
     this.retentionView = new RetentionView(this, $("#panel-retention"));
+    this.compactionView = new CompactionView(this, $("#panel-compaction"));
     this.verifyView = new VerifyView(this, $("#panel-verify"));
   }
 
@@ -261,6 +264,7 @@ class App {
     if (!document.body.dataset.firstRender) document.body.dataset.firstRender = String(Math.round(performance.now()));
     const first = part.segments.find((s) => s.baseOffset <= part.logStartOffset && part.logStartOffset < s.nextOffset) || part.segments[0];
     this.retentionView.reset();
+    this.compactionView.reset();
     this.verifyView.reset();
     this.plotsView.reset();
     if (first) this.selectSegment(first.baseOffset, "");
@@ -476,6 +480,7 @@ class App {
     }
     if (name === "index") this.plotsView.show();
     if (name === "retention") this.retentionView.show();
+    if (name === "compaction") this.compactionView.show();
     if (name === "verify") this.verifyView.show();
     if (name === "segment") this.segmentView.show();
   }

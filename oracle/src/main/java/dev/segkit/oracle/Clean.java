@@ -6,12 +6,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -46,9 +51,9 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
  * cleaner-offset-checkpoint, and Kafka's own Cleaner rewriting the segments.
  *
  * <p>clean [--now MS] [--config k=v]... [--dedupe-buffer BYTES] [--io-buffer BYTES]
- * [--max-io-buffer BYTES] [--high-watermark N] [--no-producer-expiration] SRC OUT [SRC OUT]...
+ * [--max-io-buffer BYTES] [--high-watermark N] [--no-producer-expiration] [--timing] SRC OUT [SRC OUT]...
  * <br>clean --batch (JSON lines on stdin: {src, out, now, config, dedupeBuffer, ioBuffer,
- * maxIoBuffer, highWatermark, producerExpiration})
+ * maxIoBuffer, highWatermark, producerExpiration, timing})
  *
  * <p>Each SRC is copied to OUT (which must not exist; its name must be
  * topic-partition). OUT's parent becomes a log directory holding SRC's entries
@@ -69,7 +74,16 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
  * LogCleanerManager.cleanableOffsets and LogToClean), whether it was cleaned
  * and why not, the delete horizons, the cleaner's stats, the segments before
  * and after, the checkpoint before and after, the active producers the cleaner
- * saw, and any error. Nothing in it depends on the wall clock.
+ * saw, and any error. Nothing in it depends on the wall clock, unless --timing
+ * (batch: "timing": true) asks for a "timing" object: the wall time of
+ * Cleaner.clean alone (cleanNanos: not the JVM's start, the copy, the log's
+ * load or LogCleanerManager's choice; the offset map is allocated before it, as
+ * a broker allocates it when its cleaner thread starts; the copy is forced
+ * to disk before, so that its writeback is not timed), the dedupe buffer the
+ * SkimpyOffsetMap holds (dedupeBufferBytes, slots × 24) and the JVM heap's peak
+ * during the clean (heapPeakBytes, the heap pools' peak usage, reset after a
+ * System.gc() just before it). In batch mode the JVM stays up between jobs, so
+ * a caller that feeds one line at a time times a warm JIT.
  */
 final class Clean {
     // Kafka's broker defaults (CleanerConfig, ServerConfigs).
@@ -91,6 +105,7 @@ final class Clean {
         int maxIoBuffer = DEFAULT_MAX_IO_BUFFER;
         long highWatermark = -1;
         boolean expireProducers = true;
+        boolean timing;
         JsonNode id;
     }
 
@@ -114,6 +129,7 @@ final class Clean {
                 if (c.has("maxIoBuffer")) j.maxIoBuffer = c.get("maxIoBuffer").asInt();
                 if (c.has("highWatermark")) j.highWatermark = c.get("highWatermark").asLong();
                 if (c.has("producerExpiration")) j.expireProducers = c.get("producerExpiration").asBoolean();
+                if (c.has("timing")) j.timing = c.get("timing").asBoolean();
                 if (c.has("id")) j.id = c.get("id");
                 ObjectNode r = cleanOne(j);
                 if (r.has("error")) code = 3;
@@ -133,6 +149,7 @@ final class Clean {
                 case "--max-io-buffer": proto.maxIoBuffer = Integer.parseInt(Storage.need(args, ++i)); break;
                 case "--high-watermark": proto.highWatermark = Long.parseLong(Storage.need(args, ++i)); break;
                 case "--no-producer-expiration": proto.expireProducers = false; break;
+                case "--timing": proto.timing = true; break;
                 default:
                     if (args[i].startsWith("--")) throw new Main.UsageException("unknown flag " + args[i]);
                     pos.add(args[i]);
@@ -152,6 +169,7 @@ final class Clean {
             j.maxIoBuffer = proto.maxIoBuffer;
             j.highWatermark = proto.highWatermark;
             j.expireProducers = proto.expireProducers;
+            j.timing = proto.timing;
             ObjectNode r = cleanOne(j);
             if (r.has("error")) code = 3;
             System.out.println(Storage.JSON.writeValueAsString(r));
@@ -201,6 +219,7 @@ final class Clean {
             File outLogDir = j.out.getAbsoluteFile().getParentFile();
             File srcLogDir = j.src.getAbsoluteFile().getParentFile();
             Storage.copyDir(j.src.toPath(), j.out.toPath());
+            if (j.timing) syncFiles(j.out); // the copy's writeback is not the clean's
             LogDirFailureChannel ch = new LogDirFailureChannel(1);
             Optional<Long> cleanerCkpt = carryCheckpoint(LogCleanerManager.OFFSET_CHECKPOINT_FILE, srcLogDir, outLogDir, tp, ch);
             long logStart = carryCheckpoint("log-start-offset-checkpoint", srcLogDir, outLogDir, tp, ch).orElse(0L);
@@ -290,7 +309,26 @@ final class Clean {
                 Cleaner cleaner = new Cleaner(0, map, j.ioBuffer, j.maxIoBuffer, LOAD_FACTOR,
                     new Throttler(Double.MAX_VALUE, 300, "cleaner-io", "bytes", time), time, t -> { });
                 try {
+                    if (j.timing) {
+                        System.gc();
+                        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                            if (pool.getType() == MemoryType.HEAP) pool.resetPeakUsage();
+                        }
+                    }
+                    long t0 = System.nanoTime();
                     Map.Entry<Long, CleanerStats> res = cleaner.clean(ltc);
+                    long t1 = System.nanoTime();
+                    if (j.timing) {
+                        long peak = 0;
+                        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                            if (pool.getType() == MemoryType.HEAP) peak += pool.getPeakUsage().getUsed();
+                        }
+                        ObjectNode tm = r.putObject("timing");
+                        tm.put("cleanNanos", t1 - t0);
+                        tm.put("dedupeBufferBytes", (long) map.slots() * 24);
+                        tm.put("heapPeakBytes", peak);
+                        tm.put("heapMaxBytes", Runtime.getRuntime().maxMemory());
+                    }
                     endOffset = res.getKey();
                     CleanerStats s = res.getValue();
                     ObjectNode st = r.putObject("stats");
@@ -338,6 +376,22 @@ final class Clean {
             if (!r.has("error")) r.put("error", "describing: " + e);
         }
         return r;
+    }
+
+    /** Forces every regular file of dir, and dir, to disk. */
+    static void syncFiles(File dir) throws java.io.IOException {
+        File[] files = dir.listFiles();
+        if (files != null) {
+            for (File f : files) {
+                if (!f.isFile()) continue;
+                try (FileChannel ch = FileChannel.open(f.toPath(), StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+            }
+        }
+        try (FileChannel ch = FileChannel.open(dir.toPath(), StandardOpenOption.READ)) {
+            ch.force(true);
+        }
     }
 
     /** A component of a (package-private) record, read by reflection. */
