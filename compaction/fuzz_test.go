@@ -3,7 +3,9 @@ package compaction_test
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/segkit/segkit/compaction"
@@ -25,7 +27,16 @@ import (
 //   - the offsets of the records that stay do not change, and the log end
 //     offset does not move;
 //   - the cleaned log passes the engine's recovery without a byte cut;
-//   - Plan announced exactly what Clean then did.
+//   - Plan announced exactly what Clean then did;
+//   - no record at or past the clean's end offset (where the map filled,
+//     or the first uncleanable offset) is removed or changed;
+//   - a clean crashed at any filesystem operation (the input picks which)
+//     leaves, after a power cut and an open, the committed view unchanged
+//     and, per group, either its old segments or its cleaned one;
+//   - after the last pass (past every delete horizon), cleaning the whole
+//     log again at the same clock removes at most transaction markers
+//     (whose transaction's last batch went in the pass before), until a
+//     clean removes nothing: compacting reaches a fixpoint.
 func FuzzClean(f *testing.F) {
 	f.Add([]byte("\x00\x10\x20abcdefghijklmnop"))
 	f.Add([]byte("\x05\x02\x03\x04\x00\x01\x04\x05\x06\x00\x01\x02\x03\x05\x06\x00\x00\x00"))
@@ -98,6 +109,7 @@ func FuzzClean(f *testing.F) {
 		before, beforeLEO := committedView(t, fsys, dir)
 		cfg := testConfig(t, props)
 		now := t0
+		crashAt := int(in[2]) * 3 // a filesystem operation of one clean, or none
 		for pass := range 3 {
 			now += []int64{10_000, retention + 1, 3 * day}[pass]
 			opt := compaction.Options{Clock: clock{now}, DedupeBufferSize: dedupe}
@@ -105,9 +117,49 @@ func FuzzClean(f *testing.F) {
 			if err != nil {
 				t.Fatalf("pass %d: plan: %v", pass, err)
 			}
+			oldBases, oldRecords := segmentBases(t, fsys, dir), allRecords(t, fsys, dir)
+			var crashed *vfs.Mem // the state a crash of this pass's clean left
+			if pass == int(in[1]>>4)%3 {
+				m := fsys.CrashClone(vfs.CrashConfig{})
+				crash := vfs.CrashAfter(crashAt)
+				if _, err := compaction.Clean(vfs.WithFaults(m, crash), dir, cfg, opt); crash.Crashed() {
+					crashed = m.CrashClone(vfs.CrashConfig{Seed: uint64(crashAt), UnsyncedDataPercent: int(in[1]%3) * 50, TornWrites: in[1]&8 != 0})
+				} else if err != nil {
+					t.Fatalf("pass %d: clean without a crash: %v", pass, err)
+				}
+			}
 			rep, err := compaction.Clean(fsys, dir, cfg, opt)
 			if err != nil {
 				t.Fatalf("pass %d: clean: %v", pass, err)
+			}
+			if rep.Cleanable {
+				newRecords := allRecords(t, fsys, dir)
+				for off, r := range oldRecords {
+					if off >= rep.EndOffset && newRecords[off] != r {
+						t.Fatalf("pass %d: record %d at or past the clean's end %d changed: %q, now %q", pass, off, rep.EndOffset, r, newRecords[off])
+					}
+				}
+			}
+			if crashed != nil {
+				l, err := kafkalog.Open(crashed, dir, cfg, kafkalog.Options{})
+				if err != nil {
+					t.Fatalf("pass %d: open after a crash at operation %d: %v", pass, crashAt, err)
+				}
+				if err := l.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if view, leo := committedView(t, crashed, dir); leo != beforeLEO || !maps.Equal(view, before) {
+					t.Fatalf("pass %d: a crash at operation %d changed the committed view:\nbefore %v\nafter  %v", pass, crashAt, before, view)
+				}
+				// Groups are swapped one by one (LocalLog.replaceSegments), so a
+				// crash between two leaves the first cleaned and the second
+				// not; within a group, the old segments or the cleaned one.
+				got, done := segmentBases(t, crashed, dir), segmentBases(t, fsys, dir)
+				for _, b := range got {
+					if !slices.Contains(oldBases, b) && !slices.Contains(done, b) {
+						t.Fatalf("pass %d: a crash at operation %d left segment %d (segments %v): neither old %v nor cleaned %v", pass, crashAt, b, got, oldBases, done)
+					}
+				}
 			}
 			if plan.String() != rep.String() || plan.Stats != rep.Stats || plan.Removed != rep.Removed {
 				t.Fatalf("pass %d: Plan said\n%s\n%+v\nClean did\n%s\n%+v", pass, plan, plan.Stats, rep, rep.Stats)
@@ -135,7 +187,74 @@ func FuzzClean(f *testing.F) {
 			// The next pass cleans the whole log again.
 			fsys.Remove("/kafka/" + compaction.CleanerCheckpointFile)
 		}
+		// Past every horizon, cleaning the whole log again at the same clock
+		// can remove only transaction markers — one whose transaction's last
+		// batch went in the previous clean stayed through it (Kafka's
+		// CleanedTransactionMetadata saw the batch in that pass) and goes in
+		// the next, as Kafka's does (TestCompactionTwoPass) — and reaches a
+		// fixpoint: a clean that removes nothing. (With an offset map that
+		// fills, each clean covers only a part: that is the map's rule.)
+		cleanAgain := func() map[int64]string {
+			fsys.Remove("/kafka/" + compaction.CleanerCheckpointFile)
+			if _, err := compaction.Clean(fsys, dir, cfg, compaction.Options{Clock: clock{now}, DedupeBufferSize: dedupe}); err != nil {
+				t.Fatalf("clean again: %v", err)
+			}
+			return allRecords(t, fsys, dir)
+		}
+		if dedupe != 0 {
+			return // a map that fills leaves work for the next clean, by design
+		}
+		prev := allRecords(t, fsys, dir)
+		for n := 0; ; n++ {
+			next := cleanAgain()
+			if maps.Equal(prev, next) {
+				break // the fixpoint
+			}
+			for off, r := range prev {
+				if got, ok := next[off]; ok && got != r || !ok && !strings.HasPrefix(r, `"\x00\x00`) {
+					t.Fatalf("clean %d again at the same clock changed record %d (%s), not a marker: now %q", n+1, off, r, got)
+				}
+			}
+			if n > len(prev) {
+				t.Fatalf("no fixpoint after %d more cleans: %v", n+1, next)
+			}
+			prev = next
+		}
 	})
+}
+
+// allRecords maps every record of the partition (data and markers, kept
+// or aborted) by offset to its key and value.
+func allRecords(t *testing.T, fsys vfs.FS, dir string) map[int64]string {
+	t.Helper()
+	l, err := kafkalog.Open(fsys, dir, kafkalog.DefaultConfig(), kafkalog.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	out := map[int64]string{}
+	for r, err := range l.Records(l.LogStartOffset()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[r.Offset] = fmt.Sprintf("%q=%q", r.Key, r.Value)
+	}
+	return out
+}
+
+// segmentBases lists the base offsets of the partition's segments.
+func segmentBases(t *testing.T, fsys vfs.FS, dir string) []int64 {
+	t.Helper()
+	l, err := kafkalog.Open(fsys, dir, kafkalog.DefaultConfig(), kafkalog.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var out []int64
+	for _, s := range l.Segments() {
+		out = append(out, s.BaseOffset())
+	}
+	return out
 }
 
 // committedView reads a partition as a read_committed consumer from the
