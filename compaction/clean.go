@@ -612,6 +612,14 @@ func (j *job) cleanGroup(f *filter, a, z int) error {
 // and the producer snapshots of the sources not replaced go.
 func (j *job) swap(base int64, a, z int) error {
 	fsys, dir := j.fsys, j.dir
+	// The .cleaned files' creation must be durable before any of them is
+	// renamed .swap: otherwise a power cut can keep a rename and lose the
+	// file beside it, leaving a lone .index.swap (or .timeindex.swap) that
+	// the loader renames over the source's index (oracle
+	// TestCompactionCrashMatchesKafka found it; Kafka has the same window).
+	if err := vfs.SyncDir(fsys, dir); err != nil {
+		return err
+	}
 	if err := renameSegment(fsys, dir, base, segment.CleanedSuffix, segment.SwapSuffix); err != nil {
 		return err
 	}
@@ -625,6 +633,12 @@ func (j *job) swap(base int64, a, z int) error {
 		if err := renameSegment(fsys, dir, src.base, "", segment.DeletedSuffix); err != nil {
 			return err
 		}
+	}
+	// The sources' renames to .deleted must be durable before the cleaned
+	// segment takes its name: otherwise a power cut can keep the cleaned
+	// segment and lose a source's rename, leaving two segments that overlap.
+	if err := vfs.SyncDir(fsys, dir); err != nil {
+		return err
 	}
 	if err := renameSegment(fsys, dir, base, segment.SwapSuffix, ""); err != nil {
 		return err

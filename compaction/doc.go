@@ -151,13 +151,20 @@
 // index entry, the indexes trimmed, everything synced, and the last source
 // segment's modification time. Then, as LocalLog.replaceSegments does:
 //
-//  1. the cleaned files are renamed .cleaned → .swap, and the directory
-//     synced;
-//  2. the source segments' files are renamed to .deleted;
+//  1. the directory is synced (the .cleaned files' creation durable), the
+//     cleaned files are renamed .cleaned → .swap, and the directory synced;
+//  2. the source segments' files are renamed to .deleted, and the
+//     directory synced;
 //  3. the .swap suffix is dropped, and the directory synced;
 //  4. the .deleted files are removed (Kafka removes them
 //     file.delete.delay.ms later), with the producer snapshots at the
 //     base offsets of the sources not replaced.
+//
+// The directory syncs before steps 1 and 3 are segkit's: Kafka renames
+// without them, so that a power cut can keep a lone index .swap (its
+// .log.cleaned not durable yet), which the loader renames over the source
+// segment's index, or a cleaned segment beside a source whose rename to
+// .deleted was lost (oracle TestCompactionCrashMatchesKafka).
 //
 // A crash leaves a directory that kafkalog.Open (or Kafka's LogLoader)
 // resolves: before step 1 completes, the .cleaned files are deleted and
