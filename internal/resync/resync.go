@@ -1,9 +1,3 @@
-// Package resync walks the valid entries of a .log past Damage: after a bad
-// entry it finds the next position where an entry with a plausible header
-// and a verifying checksum starts (record.Finder), reports the damaged
-// region between, and goes on. Verification (inspect) uses it to tell
-// corruption from a torn tail; salvage and recover (repair) use it to say
-// what a damaged region held and what follows it.
 package resync
 
 import (
@@ -28,7 +22,7 @@ type Damage struct {
 	Err error
 	// Tail is the scanner's view of a clean stop.
 	Tail record.TailKind
-	// Resynced reports that a valid entry starts at End: the Damage is
+	// Resynced reports that a valid entry starts at End: the damage is
 	// followed by data, so it is corruption, not a torn tail.
 	Resynced bool
 	// ZeroRun is the number of zero bytes the region starts with; Zeros
@@ -38,7 +32,7 @@ type Damage struct {
 }
 
 // A Walker walks the valid entries of a segment file, resynchronising after
-// Damage with FindEntry. It checks headers and checksums only; callers
+// damage with FindEntry. It checks headers and checksums only; callers
 // validate records if they need to. Its zero value is ready; reuse one for
 // many files to reuse its buffers.
 type Walker struct {
