@@ -11,6 +11,7 @@ import (
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -252,7 +253,7 @@ func (l *Log) appendAborted(s *segment.Segment, aborted []index.AbortedTxn) erro
 // (UnifiedLog.maybeRoll). Caller holds l.mu.
 func (l *Log) maybeRoll(info segment.AppendInfo, now int64) (bool, error) {
 	active := l.segs[len(l.segs)-1]
-	should, err := active.ShouldRoll(segment.RollParams{
+	reason, err := active.RollReason(segment.RollParams{
 		MaxSegmentBytes:        int64(l.cfg.SegmentSize()),
 		MaxSegmentMs:           l.cfg.MaxSegmentMs(),
 		MaxTimestampInMessages: info.MaxTimestamp,
@@ -260,12 +261,12 @@ func (l *Log) maybeRoll(info segment.AppendInfo, now int64) (bool, error) {
 		MessagesSize:           int64(info.Bytes),
 		Now:                    now,
 	})
-	if err != nil || !should {
+	if err != nil || reason == "" {
 		return false, err
 	}
 	// For legacy data the first offset of the append may be unknown; Kafka
 	// then uses lastOffset - Int.MAX. Our Describe always knows it.
-	return true, l.rollLocked(info.FirstOffset)
+	return true, l.rollLocked(info.FirstOffset, reason)
 }
 
 // Roll starts a new active segment at the log end offset, even if the
@@ -279,19 +280,23 @@ func (l *Log) Roll() error {
 	if l.segs[len(l.segs)-1].Size() == 0 {
 		return nil
 	}
-	return l.rollLocked(l.nextOffset)
+	return l.rollLocked(l.nextOffset, RollRequested)
 }
+
+// RollRequested is the Reason of a roll instant for an explicit Roll.
+const RollRequested = "requested"
 
 // rollLocked makes a new active segment at max(expectedNextOffset, LEO)
 // (LocalLog.roll). In order: the old segment's final time index entry and
 // trims, its flush (which moves the recovery point), a producer snapshot at
 // the new base, then the new segment, made durable in the directory.
-func (l *Log) rollLocked(expectedNextOffset int64) error {
+func (l *Log) rollLocked(expectedNextOffset int64, reason string) error {
 	newBase := max(expectedNextOffset, l.nextOffset)
 	active := l.segs[len(l.segs)-1]
 	if newBase < active.BaseOffset() {
 		return fmt.Errorf("log: trying to roll a new segment at %d below the active segment's base %d", newBase, active.BaseOffset())
 	}
+	var closed *timeline.SegmentRef
 	if newBase == active.BaseOffset() {
 		if active.Size() != 0 {
 			return fmt.Errorf("log: trying to roll a new segment at %d, which already exists with %d bytes", newBase, active.Size())
@@ -317,6 +322,10 @@ func (l *Log) rollLocked(expectedNextOffset int64) error {
 		if err := l.flushLocked(newBase); err != nil {
 			return err
 		}
+		if l.tl != nil {
+			r := ref(active, newBase)
+			closed = &r
+		}
 	}
 	if err := producer.WriteSnapshot(l.fsys, l.dir, newBase, l.producers.Snapshot()); err != nil {
 		return l.fail(err)
@@ -329,7 +338,7 @@ func (l *Log) rollLocked(expectedNextOffset int64) error {
 	if err := vfs.SyncDir(l.fsys, l.dir); err != nil {
 		return l.fail(err)
 	}
-	return nil
+	return l.noteRoll(reason, closed, newBase)
 }
 
 // Flush makes everything appended so far durable and moves the recovery
@@ -340,7 +349,10 @@ func (l *Log) Flush() error {
 	if err := l.checkWritable(); err != nil {
 		return err
 	}
-	return l.flushLocked(l.nextOffset)
+	if err := l.flushLocked(l.nextOffset); err != nil {
+		return err
+	}
+	return l.syncTimeline()
 }
 
 // MaybeFlush flushes if flush.ms has passed since the last flush; call it
@@ -353,7 +365,10 @@ func (l *Log) MaybeFlush() error {
 		return err
 	}
 	if l.nowMs()-l.lastFlushMs >= l.cfg.FlushMs && l.recoveryPoint < l.nextOffset {
-		return l.flushLocked(l.nextOffset)
+		if err := l.flushLocked(l.nextOffset); err != nil {
+			return err
+		}
+		return l.syncTimeline()
 	}
 	return nil
 }

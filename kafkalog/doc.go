@@ -36,6 +36,28 @@
 // directory offline): the state on disk is then recovered from what is
 // durable.
 //
+// # The timeline
+//
+// With Options.Timeline, the engine records its actions on the
+// partition's timeline (package timeline, in <dir>/.segkit/timeline, where
+// a broker never looks): each roll as a noted roll instant (its reason —
+// segment.bytes, segment.ms, index full, time index full, offset overflow
+// or requested — the segment it closed and the new base), made durable by
+// Flush, MaybeFlush and Close; each TruncateTo as a truncate instant,
+// requested and inflight before the first file changes and completed
+// after the last sync; and a recovery instant when the load recovered,
+// deleted or swapped anything. A writable Open resolves the instants an
+// earlier run left pending, from what the loaded log shows (a clean whose
+// log start offset move is durable is completed, a truncation whose log
+// end offset moved is completed with the end it reached, a compaction
+// with the cleaned segments the loader swapped in; anything else is
+// rolled back), and records again, as rolls whose reason is
+// RollRecovered, the segments whose noted roll a crash lost.
+// TestTimelineCrashAtEveryWritePoint crashes a workload of appends, rolls,
+// flushes and a truncation at every write and sync and checks that, after
+// Open, the timeline and the files agree. A roll with the timeline costs
+// one small file written without a sync (BenchmarkRollTimelineRatio).
+//
 // # Concurrency
 //
 // A Log takes one writer and any number of concurrent readers: Append,

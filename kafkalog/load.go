@@ -42,6 +42,9 @@ type LoadReport struct {
 	// Recovered lists the segments that were recovered and what recovery
 	// cut from each.
 	Recovered []RecoveredSegment
+	// Resolved lists what Open did with the timeline's instants that an
+	// earlier run left pending (Options.Timeline), oldest first.
+	Resolved []Resolution
 	// Problems lists what could not be trusted but did not stop loading
 	// (an unreadable checkpoint, a corrupt snapshot, a batch the producer
 	// state refused), each a finding.Warning naming the file and, where
@@ -125,7 +128,16 @@ func Open(fsys vfs.FS, dir string, cfg Config, opt Options) (*Log, error) {
 			return nil, err
 		}
 	}
+	if err := l.openTimeline(); err != nil {
+		l.unlockDir()
+		return nil, err
+	}
 	if err := l.loadAll(); err != nil {
+		l.closeSegments()
+		l.unlockDir()
+		return nil, err
+	}
+	if err := l.afterLoad(); err != nil {
 		l.closeSegments()
 		l.unlockDir()
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -59,6 +60,16 @@ type Options struct {
 	// non-empty segment — and otherwise fails with a *CorruptLogError
 	// without cutting a byte of any .log. Read-only opens never truncate.
 	TruncateCorrupt bool
+	// Timeline records the engine's actions on the partition's timeline
+	// (package timeline, in <dir>/.segkit/timeline): every roll (noted,
+	// made durable by Flush and Close — see timeline.Timeline.Note),
+	// every TruncateTo (requested, inflight, completed), and a recovery
+	// when the load changed anything. A writable Open resolves the
+	// instants an earlier run left pending (LoadReport.Resolved) and
+	// records the rolls whose noted instants a crash lost. A read-only
+	// Open opens the timeline read-only (Log.Timeline), for its holds
+	// and history. Open fails if the timeline cannot be read.
+	Timeline bool
 	// Locked says that the caller holds LockPartition(fsys, dir) for as
 	// long as the Log is open, so a writable Open does not lock. Without
 	// it a writable Open locks the partition (and Close releases it),
@@ -122,7 +133,8 @@ type Log struct {
 	closed         bool
 	dirLock        io.Closer // the partition's lock, if Open took it
 	load           LoadReport
-	it             record.Iterator // reused by validation and producer state
+	tl             *timeline.Timeline // Options.Timeline
+	it             record.Iterator    // reused by validation and producer state
 	rec            record.Record
 }
 

@@ -30,6 +30,18 @@ func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.nextOffset {
 		return nil
 	}
+	done, err := l.truncateTxn(TruncateRequested, offset)
+	if err != nil {
+		return err
+	}
+	return done(l.truncateTo(offset))
+}
+
+// TruncateRequested is the Reason of a truncate instant for a TruncateTo.
+const TruncateRequested = "requested"
+
+// truncateTo is TruncateTo below the log end offset. Caller holds l.mu.
+func (l *Log) truncateTo(offset int64) error {
 	if offset < l.segs[0].BaseOffset() {
 		return l.truncateFullyAndStartAt(offset)
 	}
@@ -323,6 +335,11 @@ func (l *Log) closeLocked() error {
 	}
 	var errs []error
 	if err := l.flushLocked(l.nextOffset); err != nil {
+		errs = append(errs, err)
+	}
+	// The noted rolls are durable before the clean-shutdown marker says
+	// the directory needs no recovery.
+	if err := l.syncTimeline(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := producer.WriteSnapshot(l.fsys, l.dir, l.nextOffset, l.producers.Snapshot()); err != nil {

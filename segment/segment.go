@@ -594,24 +594,52 @@ type RollParams struct {
 // creation), an index is full, or the last offset does not fit the
 // relative offsets.
 func (s *Segment) ShouldRoll(p RollParams) (bool, error) {
+	r, err := s.RollReason(p)
+	return r != "", err
+}
+
+// Roll reasons, as RollReason returns them: the condition of
+// LogSegment.shouldRoll that holds, checked in this order.
+const (
+	RollSegmentBytes   = "segment.bytes"
+	RollSegmentMs      = "segment.ms"
+	RollIndexFull      = "index full"
+	RollTimeIndexFull  = "time index full"
+	RollOffsetOverflow = "offset overflow"
+)
+
+// RollReason is ShouldRoll saying why: the first of RollSegmentBytes,
+// RollSegmentMs, RollIndexFull, RollTimeIndexFull and RollOffsetOverflow
+// that holds, or "" when the segment takes the batches.
+func (s *Segment) RollReason(p RollParams) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	oi, err := s.offsetIndex()
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	ti, err := s.timeIndex()
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	waited, err := s.timeWaitedForRoll(p.Now, p.MaxTimestampInMessages)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	reachedMs := waited > p.MaxSegmentMs-s.cfg.RollJitterMs
-	return s.size > p.MaxSegmentBytes-p.MessagesSize ||
-		(s.size > 0 && reachedMs) ||
-		oi.IsFull() || ti.IsFull() || !s.canConvert(p.MaxOffsetInMessages), nil
+	switch {
+	case s.size > p.MaxSegmentBytes-p.MessagesSize:
+		return RollSegmentBytes, nil
+	case s.size > 0 && reachedMs:
+		return RollSegmentMs, nil
+	case oi.IsFull():
+		return RollIndexFull, nil
+	case ti.IsFull():
+		return RollTimeIndexFull, nil
+	case !s.canConvert(p.MaxOffsetInMessages):
+		return RollOffsetOverflow, nil
+	}
+	return "", nil
 }
 
 // timeWaitedForRoll: the new batch's timestamp minus the first batch's,

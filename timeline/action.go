@@ -264,13 +264,23 @@ type Tier struct{}
 // Action returns ActionTier.
 func (Tier) Action() Action { return ActionTier }
 
-// Savepoint records a savepoint: a named pin of the segments a legal hold
-// keeps (Hudi's savepoint).
+// Savepoint records a savepoint (Hudi's): a legal hold on the offsets
+// FirstOffset to LastOffset, which retention and compaction do not remove
+// while it is in force — and, since Kafka deletes only a prefix of the
+// log, on every later segment too. A savepoint instant whose Release is
+// set takes no hold: it releases the hold of the savepoint instant it
+// names. Holds lists the holds in force.
 type Savepoint struct {
 	// Label names the savepoint; By and Comment say who took it and why.
 	Label   string `json:"label"`
 	By      string `json:"by,omitempty"`
 	Comment string `json:"comment,omitempty"`
+	// FirstOffset and LastOffset are the first and the last offset held.
+	FirstOffset int64 `json:"firstOffset"`
+	LastOffset  int64 `json:"lastOffset"`
+	// Release, when set, is the time of the savepoint instant whose hold
+	// this one releases.
+	Release *InstantTime `json:"release,omitempty"`
 	// LogStartOffset and LogEndOffset are the log's when it was taken,
 	// Segments its segments then.
 	LogStartOffset int64        `json:"logStartOffset"`

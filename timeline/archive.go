@@ -44,6 +44,7 @@ func (t *Timeline) maybeArchive() error {
 		}
 		t.archives = append(t.archives, a) // the newest
 		t.done = slices.Delete(t.done, 0, k)
+		t.unsynced = slices.DeleteFunc(t.unsynced, func(n string) bool { return slices.Contains(names, n) })
 		if err := t.remove(t.tdir, names); err != nil {
 			return err
 		}
@@ -60,7 +61,7 @@ func (t *Timeline) writeArchive(h archiveHeader, lines [][]byte) (archiveFile, e
 		return archiveFile{}, t.fail(err)
 	}
 	an := archiveName{min: h.Min, max: h.Max, layer: h.Layer}
-	if err := t.write(t.hdir, an.String(), data); err != nil {
+	if err := t.writeFile(t.hdir, an.String(), data); err != nil {
 		return archiveFile{}, err
 	}
 	return archiveFile{name: an, file: an.String(), size: int64(len(data)), count: h.Count, maxTime: h.MaxTime}, nil

@@ -159,6 +159,40 @@
 // a failed write the Timeline refuses further writes (ErrFailed): what is
 // on disk is known again only after Open.
 //
+// # Noted instants: rolls
+//
+// A roll happens at every segment.bytes; three durable writes per roll
+// would cost more than the roll. Note records a roll completed at once,
+// in one file written without a sync, made durable by the next Sync (the
+// engine's Flush and Close) or before the next durable write (Begin,
+// Inflight, Complete, Rollback, Import), so a durable instant never
+// follows one a crash can lose. A crash before then may lose a noted
+// instant or tear its file; Open removes a noted file that is cut short
+// or zero-filled (any other damage is an error) and lists it in Dropped.
+// A roll needs no requested or inflight state: the partition's own
+// recovery completes or undoes an interrupted roll from its files, and
+// the engine (kafkalog, Options.Timeline) records again, as a roll whose
+// reason says it was recovered, every segment no roll instant names.
+// TestNoteCrashAtEveryWritePoint crashes a workload of notes, syncs and
+// durable instants at every write and sync.
+//
+// # Imported instants
+//
+// Import records a completed instant that another record of a change
+// gives, such as a broker's log line: its instant time is the one the
+// record gives (the millisecond, with the first free sequence number),
+// and its record carries "imported":true (Instant.Imported). It must come
+// after the archived timeline's end. An imported instant is otherwise
+// like any other.
+//
+// # Savepoints and holds
+//
+// A completed savepoint instant (Savepoint) is a legal hold on the
+// offsets FirstOffset to LastOffset: retention and compaction do not
+// remove the segments that hold them, nor, since Kafka deletes only a
+// prefix of the log, any later segment. A later savepoint instant whose
+// Release names it releases the hold. Holds returns the holds in force.
+//
 // # Concurrency
 //
 // A Timeline is safe for concurrent use; its mutations are serialised

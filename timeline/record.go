@@ -83,6 +83,7 @@ type record struct {
 	Completed *InstantTime    `json:"completed,omitempty"`
 	Plan      json.RawMessage `json:"plan"`
 	Result    json.RawMessage `json:"result,omitempty"`
+	Imported  bool            `json:"imported,omitempty"`
 }
 
 // archiveHeader is the JSON of an archive file's first line.
@@ -130,7 +131,7 @@ func appendLine(dst []byte, v any) ([]byte, error) {
 
 // encodeInstant returns the record line of inst.
 func encodeInstant(inst *Instant) ([]byte, error) {
-	r := record{V: formatVersion, Time: inst.Time, Action: inst.Action, State: inst.State}
+	r := record{V: formatVersion, Time: inst.Time, Action: inst.Action, State: inst.State, Imported: inst.Imported}
 	raw := func(p Payload) (json.RawMessage, error) {
 		if p == nil {
 			return json.RawMessage("null"), nil
@@ -273,7 +274,10 @@ func decodeInstant(path string, b []byte, off int64) (Instant, []byte, error) {
 	if newPayload(r.Action) == nil {
 		return Instant{}, nil, bad("action", format.ErrInvalid, "%w %q", ErrUnknownAction, string(r.Action))
 	}
-	inst := Instant{Time: r.Time, Action: r.Action, State: r.State}
+	inst := Instant{Time: r.Time, Action: r.Action, State: r.State, Imported: r.Imported}
+	if r.Imported && r.State != Completed {
+		return Instant{}, nil, bad("imported", format.ErrInvalid, "an imported record must be completed")
+	}
 	switch r.State {
 	case Requested, Inflight:
 		if r.Completed != nil || len(r.Result) != 0 {

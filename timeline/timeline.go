@@ -106,6 +106,10 @@ type Instant struct {
 	// for ActionRoll, ...). A rollback's Plan is a *Rollback. Each call
 	// that returns an Instant returns payloads of its own.
 	Plan, Result Payload
+	// Imported says the instant was rebuilt from another record of the
+	// change (a broker's log, by Import), not written as the change was
+	// made: its times are those the record gives.
+	Imported bool
 }
 
 // String describes the instant in one line: "<time> <action> <state>",
@@ -151,6 +155,9 @@ type Timeline struct {
 	mu        sync.RWMutex
 	err       error // sticky: the first failed write
 	dirsReady bool
+	dirsMade  bool                 // the directories exist, maybe not durably
+	unsynced  []string             // noted instants' files not yet synced
+	dropped   []string             // torn noted files Open removed
 	last      InstantTime          // the greatest time seen or issued
 	done      []activeInstant      // the active completed instants, by Time
 	pending   map[InstantTime]*Txn // requested and inflight instants
@@ -266,15 +273,17 @@ func (t *Timeline) load() error {
 	if err := s.read(t); err != nil {
 		return err
 	}
-	t.err, t.dirsReady = nil, false
+	t.err, t.dirsReady, t.dirsMade, t.unsynced = nil, false, false, nil
 	t.last, t.done, t.pending, t.archives = s.last, s.done, s.pending, s.archives
+	t.dropped = append(t.dropped, s.dropped...)
 	return nil
 }
 
 // read reads the timeline from disk into the empty timeline t; the Txns
 // of its pending instants belong to owner.
 func (t *Timeline) read(owner *Timeline) error {
-	var leftovers []string // paths to remove
+	var leftovers []string   // paths to remove
+	var tornFiles []fileName // noted instants' files a crash tore
 
 	// The active timeline first, then the history: archival writes the
 	// archive file before it removes the active ones, so a concurrent
@@ -306,6 +315,13 @@ func (t *Timeline) read(owner *Timeline) error {
 		}
 		inst, err := decodeInstantFile(p, b)
 		if err != nil {
+			if fn.state == Completed && notable(fn.action) && torn(b, err) {
+				// A noted instant a crash tore before it was synced
+				// (Dropped, unless archived: see below).
+				tornFiles = append(tornFiles, fn)
+				leftovers = append(leftovers, p)
+				continue
+			}
 			return err
 		}
 		if inst.Time != fn.time || inst.Action != fn.action || inst.State != fn.state || inst.Completed != fn.completed {
@@ -395,6 +411,11 @@ func (t *Timeline) read(owner *Timeline) error {
 	var maxArchived InstantTime
 	if n := len(t.archives); n > 0 {
 		maxArchived = t.archives[n-1].name.max
+	}
+	for _, fn := range tornFiles {
+		if len(t.archives) == 0 || fn.time.Compare(maxArchived) > 0 {
+			t.dropped = append(t.dropped, fn.String())
+		} // else archived whole before its active file was removed
 	}
 
 	// Rolled-back instants whose files a crash left behind.
@@ -627,6 +648,7 @@ func (t *Timeline) ensureDirs() error {
 	if err := t.fsys.MkdirAll(t.hdir, 0o755); err != nil {
 		return err
 	}
+	t.dirsMade = true
 	for _, d := range []string{t.pdir, path.Dir(t.tdir), t.tdir} {
 		if err := vfs.SyncDir(t.fsys, d); err != nil {
 			return err
@@ -653,8 +675,20 @@ func encode(inst Instant) (Instant, []byte, error) {
 	return back, line, nil
 }
 
-// write writes a file of the timeline's directory dir durably.
+// write writes a file of the timeline's directory dir durably, after
+// the noted instants, so that a durable instant never follows one a
+// crash could lose.
 func (t *Timeline) write(dir, name string, data []byte) error {
+	if err := t.syncNoted(); err != nil {
+		return err
+	}
+	return t.writeFile(dir, name, data)
+}
+
+// writeFile writes a file of the timeline's directory dir durably, and
+// nothing else: for archive files, which hold only instants older than
+// every active one, noted or not.
+func (t *Timeline) writeFile(dir, name string, data []byte) error {
 	if err := t.ensureDirs(); err != nil {
 		return t.fail(err)
 	}
