@@ -633,7 +633,10 @@ func (pw *partitionWriter) open() error {
 	if err := inspect.CheckPartitionDir(pw.fsys, pw.dir); err != nil {
 		return err
 	}
-	l, err := kafkalog.Open(pw.fsys, pw.dir, pw.cfg, kafkalog.Options{Clock: pw.clock})
+	// The timeline records the rolls the appends make (kafkalog,
+	// Options.Timeline), so that "segviz history" can say which roll closed
+	// the segment of an offset.
+	l, err := kafkalog.Open(pw.fsys, pw.dir, pw.cfg, kafkalog.Options{Clock: pw.clock, Timeline: true})
 	if err != nil {
 		return err
 	}
