@@ -271,7 +271,12 @@ func (l *Log) maybeRoll(info segment.AppendInfo, now int64) (bool, error) {
 
 // Roll starts a new active segment at the log end offset, even if the
 // active one is not full. An empty active segment is kept as it is.
-func (l *Log) Roll() error {
+func (l *Log) Roll() error { return l.RollFor(RollRequested) }
+
+// RollFor is Roll, with reason as the roll instant's Reason on the
+// timeline (Options.Timeline): for a caller that rolls for a rule of its
+// own, as retention rolls before it deletes every segment.
+func (l *Log) RollFor(reason string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.checkWritable(); err != nil {
@@ -280,7 +285,7 @@ func (l *Log) Roll() error {
 	if l.segs[len(l.segs)-1].Size() == 0 {
 		return nil
 	}
-	return l.rollLocked(l.nextOffset, RollRequested)
+	return l.rollLocked(l.nextOffset, reason)
 }
 
 // RollRequested is the Reason of a roll instant for an explicit Roll.

@@ -151,18 +151,31 @@ func (l *Log) judge(inst timeline.Instant) (timeline.Payload, bool, string) {
 		}
 		return nil, false, fmt.Sprintf("the log end offset is still %d: the truncation had not taken effect", l.nextOffset)
 	case *timeline.Compaction:
-		var in []timeline.SegmentRef
-		for _, c := range p.Cleaned {
-			if l.hasSegment(c) {
-				in = append(in, c)
+		// A clean swaps its groups in one after another; the loader has
+		// finished or dropped the swap a crash interrupted. The sources
+		// still in the log, as they were, were not replaced.
+		var replaced []timeline.SegmentRef
+		for _, src := range p.Sources {
+			if !l.hasSegment(src) {
+				replaced = append(replaced, src)
 			}
 		}
-		if len(in) == 0 {
-			return nil, false, "none of the cleaned segments is in the log: the loader dropped the clean's unfinished output, and the sources are as they were"
+		if len(replaced) == 0 {
+			return nil, false, "every source segment is in the log as it was: no cleaned segment was swapped in"
 		}
 		res := *p
-		res.Cleaned = in
-		return &res, true, fmt.Sprintf("%d of the %d cleaned segments are in the log: the loader finished their swap", len(in), len(p.Cleaned))
+		res.Sources, res.Cleaned = replaced, nil
+		lo, hi := replaced[0].BaseOffset, replaced[len(replaced)-1].NextOffset
+		for i, s := range l.segs {
+			next := l.nextOffset
+			if i+1 < len(l.segs) {
+				next = l.segs[i+1].BaseOffset()
+			}
+			if s.BaseOffset() >= lo && s.BaseOffset() < hi && !slices.ContainsFunc(p.Sources, func(r timeline.SegmentRef) bool { return r.BaseOffset == s.BaseOffset() && r.Size == s.Size() }) {
+				res.Cleaned = append(res.Cleaned, ref(s, next))
+			}
+		}
+		return &res, true, fmt.Sprintf("%d of the %d source segments were replaced by cleaned ones: the clean took effect for them", len(replaced), len(p.Sources))
 	}
 	return nil, false, fmt.Sprintf("a %s instant interrupted: the load does not finish it", inst.Action)
 }
