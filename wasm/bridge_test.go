@@ -162,6 +162,18 @@ func TestBridgeMatchesNative(t *testing.T) {
 		q := map[string]any{"dir": dir, "now": now, "retention.ms": 3 * 86400000}
 		same(t, "retention", call[viz.RetentionJSON](t, "retention", q), native[viz.RetentionJSON](t, nat, "retention", q))
 		same(t, "verify", call[viz.VerifyJSON](t, "verify", q), native[viz.VerifyJSON](t, nat, "verify", q))
+		// The lane (orders-0 has a timeline, orders-1 none) and "why is
+		// this gone", over the dropped .segkit/timeline files.
+		tq := map[string]any{"dir": dir}
+		lane := call[viz.TimelineJSON](t, "timeline", tq)
+		same(t, "timeline "+dir, lane, native[viz.TimelineJSON](t, nat, "timeline", tq))
+		if want := dir == demo.Partition; (len(lane.Instants) > 0) != want {
+			t.Errorf("timeline %s: %d instants", dir, len(lane.Instants))
+		}
+		for _, off := range []int64{0, 380, 2600, 1 << 40} {
+			wq := map[string]any{"dir": dir, "offset": off}
+			same(t, fmt.Sprintf("whygone %s %d", dir, off), call[viz.WhyGoneJSON](t, "whygone", wq), native[viz.WhyGoneJSON](t, nat, "whygone", wq))
+		}
 	}
 	b := call[viz.BytesJSON](t, "bytes", map[string]any{"dir": demo.LogDir, "file": "log-start-offset-checkpoint", "length": 100})
 	if b.Length == 0 || b.Length != int(b.FileSize) {

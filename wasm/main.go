@@ -19,9 +19,9 @@
 // that a 1 GiB segment is read a block at a time, as the page pages through
 // it, and never copied whole into WASM memory. call runs one of the methods
 // of package viz (partitions, partition, scan, batches, records, layout,
-// bytes, index, verify, retention, compaction, locate) with the properties
-// of params as its string parameters, and resolves to the same object the
-// HTTP API returns as JSON. A failed call rejects with an Error whose kind property is
+// bytes, index, verify, retention, compaction, timeline, whygone, locate)
+// with the properties of params as its string parameters, and resolves to
+// the same object the HTTP API returns as JSON. A failed call rejects with an Error whose kind property is
 // "bad-request", "not-found" or "error".
 //
 // Every call runs in a goroutine and answers through its Promise: nothing

@@ -13,12 +13,14 @@ import (
 
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/retentionapply"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -99,7 +101,7 @@ func Build() (*Demo, error) {
 		return nil, err
 	}
 	d := &Demo{FS: fsys, Now: Now, Config: cfg, Notes: map[string]map[int64]string{
-		Partition: {-1: "segviz's demo: eight segments over ten days, every codec, transactions, compaction's empty batch, a replayed backlog, and a segment retention just deleted. It was written by segkit's own log engine with a fake clock; now is " + Now.Format(time.RFC3339) + "."},
+		Partition: {-1: "segviz's demo: eight segments over ten days, every codec, transactions, compaction's empty batch, a replayed backlog, and a segment retention just deleted. It was written by segkit's own log engine with a fake clock; now is " + Now.Format(time.RFC3339) + ". Its timeline (the lane under the segments) records the rolls, a savepoint and the retention check."},
 		Damaged:   {-1: "a partition damaged on purpose: a flipped byte (bad CRC), index entries that point inside a batch or go back in time, a torn tail, and an untrimmed index Kafka would misread (KAFKA-10207). See the Verification tab."},
 	}}
 	if err := d.buildOrders(clk); err != nil {
@@ -115,6 +117,7 @@ func Build() (*Demo, error) {
 // writer appends the demo's batches to a log at the times they are stamped.
 type writer struct {
 	l   *kafkalog.Log
+	tl  *timeline.Timeline // the log's timeline (orders-0's); nil for orders-1
 	clk *clock
 	rng *rand.Rand
 	b   record.Builder
@@ -248,21 +251,56 @@ func (w *writer) endTxn(pid int64, t record.ControlType, ts time.Time) error {
 	return err
 }
 
-// roll starts a new segment and notes what the one closed showed.
+// roll starts a new segment and notes what the one closed showed. A log
+// opened with Options.Timeline records the roll itself, as a roll instant
+// of reason kafkalog.RollRequested.
 func (w *writer) roll(d *Demo, note string) error {
 	base := w.l.ActiveSegment().BaseOffset()
 	d.Notes[Partition][base] = note
 	return w.l.Roll()
 }
 
+// savepoint takes (release nil) or releases a savepoint on the offsets
+// [first, last], as an instant begun and completed with the log's state.
+func (w *writer) savepoint(label, comment string, first, last int64, release *timeline.InstantTime) (timeline.Instant, error) {
+	sp := &timeline.Savepoint{Label: label, By: "compliance@example.com", Comment: comment, FirstOffset: first, LastOffset: last,
+		Release: release, LogStartOffset: w.l.LogStartOffset(), LogEndOffset: w.l.LogEndOffset()}
+	segs := w.l.Segments()
+	for i, sg := range segs {
+		ref := timeline.SegmentRef{BaseOffset: sg.BaseOffset(), NextOffset: w.l.LogEndOffset(), Size: sg.Size(), LargestTimestamp: -1}
+		if i+1 < len(segs) {
+			ref.NextOffset = segs[i+1].BaseOffset()
+		}
+		if ts, err := sg.LargestTimestamp(); err == nil && ts >= 0 {
+			ref.LargestTimestamp = ts
+		}
+		sp.Segments = append(sp.Segments, ref)
+	}
+	x, err := w.tl.Begin(timeline.ActionSavepoint, sp)
+	if err != nil {
+		return timeline.Instant{}, err
+	}
+	// A savepoint changes no file: it is whole once completed.
+	if err := x.Complete(sp); err != nil {
+		return timeline.Instant{}, err
+	}
+	return x.Instant(), nil
+}
+
 var all = []compress.Codec{compress.None, compress.Gzip, compress.Snappy, compress.LZ4, compress.Zstd}
 
 func (d *Demo) buildOrders(clk *clock) error {
-	l, err := kafkalog.Open(d.FS, Partition, d.Config, kafkalog.Options{Clock: clk})
+	// orders-0 has a timeline (.segkit/timeline): its rolls, a savepoint
+	// taken and released, and the retention check 20 s before Now, each
+	// recorded by the code that records them for segkit's own actions
+	// (the engine's rolls, the timeline's Begin and Complete,
+	// retentionapply's clean).
+	l, err := kafkalog.Open(d.FS, Partition, d.Config, kafkalog.Options{Clock: clk, Timeline: true})
 	if err != nil {
 		return err
 	}
-	w := &writer{l: l, clk: clk, rng: rand.New(rand.NewPCG(2026, 3)), seq: map[int64]int32{}}
+	tl := l.Timeline()
+	w := &writer{l: l, tl: tl, clk: clk, rng: rand.New(rand.NewPCG(2026, 3)), seq: map[int64]int32{}}
 	T := Now
 
 	// Segment 1: ten days ago. Retention deleted it 20 seconds before Now,
@@ -331,7 +369,16 @@ func (d *Demo) buildOrders(clk *clock) error {
 	if err := w.spread(t1.Add(10*time.Minute), T.Add(-2*day), 30, 10, all, producer(3000, false)); err != nil {
 		return err
 	}
+	txnBase := l.ActiveSegment().BaseOffset()
 	if err := w.roll(d, "transactions: producer 1000 commits, producer 2000 aborts (see the .txnindex and the control batches); producer 3000 is idempotent"); err != nil {
+		return err
+	}
+	// A legal hold on the transactions while an audit looked at them,
+	// released a day later: the timeline shows both, and no hold is in
+	// force at Now (retention's plans are the same as without it).
+	txnLast := l.LogEndOffset() - 1
+	hold, err := w.savepoint("audit-2026-02", "the transactions of producers 1000 and 2000, under review", txnBase, txnLast, nil)
+	if err != nil {
 		return err
 	}
 	// Segment 7: every codec, tombstones, binary values, and an empty
@@ -350,6 +397,10 @@ func (d *Demo) buildOrders(clk *clock) error {
 		return err
 	}
 	if err := w.roll(d, "every codec, tombstones, binary values, and an empty batch left by compaction (count 0, its 5 offsets kept)"); err != nil {
+		return err
+	}
+	clk.set(T.Add(-1 * day))
+	if _, err := w.savepoint("audit-2026-02", "review closed: the hold is released", txnBase, txnLast, &hold.Time); err != nil {
 		return err
 	}
 	// Segment 8, the active one: the last six hours.
@@ -373,7 +424,9 @@ func (d *Demo) buildOrders(clk *clock) error {
 	if len(plan.Deletions) != 1 {
 		return fmt.Errorf("the earlier retention check deletes %d segments, want 1: %v", len(plan.Deletions), plan)
 	}
-	if err := retention.Apply(l, plan); err != nil {
+	// The check as `segviz retention --apply` runs it: the same deletion
+	// as retention.Apply(l, plan), recorded as a clean instant.
+	if _, err := retentionapply.Apply(l, tl, old, plan); err != nil {
 		return err
 	}
 	// A DeleteRecords request 10 s ago moved the log start offset into
@@ -388,7 +441,7 @@ func (d *Demo) buildOrders(clk *clock) error {
 	// are trimmed as a roll would: a preallocated time index read as Kafka
 	// reads it would give the segment a newest timestamp of 0 (1970),
 	// which orders-1 shows instead.
-	if err := l.Flush(); err != nil {
+	if err := l.Flush(); err != nil { // and the noted rolls
 		return err
 	}
 	return trimAsRolled(d.FS, l.ActiveSegment())

@@ -18,6 +18,7 @@ import (
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -259,5 +260,66 @@ func TestExport(t *testing.T) {
 	}
 	if !strings.HasPrefix(path.Clean(Partition), LogDir+"/") {
 		t.Error("layout")
+	}
+}
+
+// TestOrdersTimeline: orders-0's timeline holds what the build did, as
+// the engine's code paths recorded it: a roll per roll, closing each
+// segment at the next one's base; the savepoint and its release, so no
+// hold is in force at Now; and the clean of the retention check 20 s
+// before Now, which deleted segment 0 (whose files wait as .deleted) by
+// the time rule. orders-1 has none.
+func TestOrdersTimeline(t *testing.T) {
+	d, _ := Get()
+	tl, err := timeline.Open(d.FS, Partition, timeline.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts, err := tl.Instants(timeline.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tl.Pending()); n != 0 {
+		t.Errorf("%d pending", n)
+	}
+	l := open(t, d, Partition)
+	bases := []int64{0} // segment 0 is deleted, its files .deleted
+	for _, s := range l.Segments() {
+		bases = append(bases, s.BaseOffset())
+	}
+	var rolls []int64
+	var clean *timeline.Clean
+	for _, inst := range insts {
+		if inst.State != timeline.Completed || inst.Imported {
+			t.Errorf("instant %s: state %s, imported %v", inst, inst.State, inst.Imported)
+		}
+		switch p := inst.Result.(type) {
+		case *timeline.Roll:
+			i := len(rolls)
+			if p.Closed == nil || i+1 >= len(bases) || p.Closed.BaseOffset != bases[i] || p.Closed.NextOffset != bases[i+1] || p.NewBaseOffset != bases[i+1] {
+				t.Errorf("roll %d: %+v, want closing %d at %d", i, p, bases[i], bases[min(i+1, len(bases)-1)])
+			}
+			rolls = append(rolls, p.NewBaseOffset)
+		case *timeline.Clean:
+			clean = p
+			if inst.Completed.Time() != Now.Add(-20*time.Second) {
+				t.Errorf("the clean completed at %s", inst.Completed.Time())
+			}
+		}
+	}
+	if len(rolls) != len(bases)-1 {
+		t.Errorf("%d rolls, want %d", len(rolls), len(bases)-1)
+	}
+	if clean == nil || clean.Rule != "time" || len(clean.Segments) != 1 || clean.Segments[0].BaseOffset != 0 || clean.NewLogStartOffset != bases[1] {
+		t.Errorf("clean %+v", clean)
+	}
+	if holds := timeline.HoldsOf(insts); len(holds) != 0 {
+		t.Errorf("holds in force at now: %v", holds)
+	}
+	if n := len(timeline.HoldsOf(insts[:len(insts)-2])); n != 1 {
+		t.Errorf("%d holds before the release, want 1", n)
+	}
+	if _, err := d.FS.Stat(timeline.Dir(Damaged)); err == nil {
+		t.Error("orders-1 has a timeline")
 	}
 }

@@ -14,7 +14,13 @@
 //     .deleted, and a log start offset moved by a DeleteRecords request.
 //     Its timestamps make
 //     Kafka's default retention (7 days) delete two segments at Now and keep
-//     the rest.
+//     the rest. It carries a timeline (.segkit/timeline), written by the
+//     engine's code paths with the same clock: a roll instant per roll
+//     (the log is opened with kafkalog.Options.Timeline), a savepoint on the transactions segment taken and
+//     released (timeline.Begin and Complete), and the retention check 20 s
+//     before Now as a clean instant (retentionapply.Apply, the code of
+//     `segviz retention --apply`); the DeleteRecords request is not
+//     recorded, as the engine records no such instant.
 //   - orders-1, a small partition damaged on purpose for the verification
 //     view: a flipped byte (bad CRC), an offset index entry that points
 //     inside a batch, a time index entry out of order, a torn tail, and

@@ -1,7 +1,8 @@
 // Package viz is the engine behind segviz's visualiser: it answers the
 // page's questions about the partitions of a filesystem (their segments,
-// batches, records, index entries, verification findings and retention
-// plans) as plain values that marshal to the JSON the page reads.
+// batches, records, index entries, verification findings, retention and
+// compaction plans, and the instants of their timeline with "why is this
+// offset gone") as plain values that marshal to the JSON the page reads.
 //
 // The same code serves both of the page's data paths: natively, behind the
 // HTTP API of `segviz serve` (package web), and in the browser, behind the
@@ -20,5 +21,6 @@
 // except verification, which works one segment at a time.
 //
 // A Session is safe for concurrent use. It opens each partition read-only
-// (kafkalog.Options.ReadOnly) and never writes to its filesystem.
+// (kafkalog.Options.ReadOnly), and its timeline too
+// (timeline.Options.ReadOnly), and never writes to its filesystem.
 package viz

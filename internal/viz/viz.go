@@ -159,7 +159,7 @@ func (p Params) flag(name string) bool {
 }
 
 // Methods lists the methods Dispatch knows, in the order the docs list them.
-var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "retention", "compaction", "locate"}
+var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "retention", "compaction", "timeline", "whygone", "locate"}
 
 // Dispatch runs the named method with its parameters. The result marshals
 // to the JSON the page reads.
@@ -189,6 +189,10 @@ func (s *Session) Dispatch(method string, p Params) (any, error) {
 		return s.Retention(p)
 	case "compaction":
 		return s.Compaction(p)
+	case "timeline":
+		return s.Timeline(p)
+	case "whygone":
+		return s.WhyGone(p)
 	case "locate":
 		return s.Locate(p)
 	}

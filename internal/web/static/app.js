@@ -1,4 +1,5 @@
-// segviz's page: the partition timeline, and the tabs (segment detail,
+// segviz's page: the partition timeline (the segment strip and, under it,
+// the lane of the timeline's instants), and the tabs (segment detail,
 // index plots, retention what-if, compaction what-if, verification). Plain
 // modules, no framework; the data comes from an engine (engine.js):
 // segviz's JSON API for served partitions, the WASM engine for dropped
@@ -10,6 +11,7 @@ import { SegmentView } from "./segment.js";
 import { PlotsView } from "./plots.js";
 import { RetentionView } from "./retention.js";
 import { CompactionView } from "./compaction.js";
+import { TimelineLane } from "./lane.js";
 import { VerifyView } from "./verify.js";
 
 // SegmentScan pages through one segment's entries (the scan method) and
@@ -68,6 +70,7 @@ class App {
     this.retentionView = new RetentionView(this, $("#panel-retention"));
     this.compactionView = new CompactionView(this, $("#panel-compaction"));
     this.verifyView = new VerifyView(this, $("#panel-verify"));
+    this.lane = new TimelineLane(this);
   }
 
   call(method, params) {
@@ -261,6 +264,8 @@ class App {
     this.now = part.now;
     this.renderOverview();
     this.renderTimeline();
+    this.lane.load(gen);
+    this.segmentView.clearWhy();
     if (!document.body.dataset.firstRender) document.body.dataset.firstRender = String(Math.round(performance.now()));
     const first = part.segments.find((s) => s.baseOffset <= part.logStartOffset && part.logStartOffset < s.nextOffset) || part.segments[0];
     this.retentionView.reset();

@@ -24,7 +24,11 @@ export class SegmentView {
     this.note = el("p", { class: "note" });
     this.gotoInput = el("input", { type: "number", id: "goto-offset", min: "0", inputmode: "numeric", "aria-describedby": "goto-help" });
     const go = () => this.gotoOffset(Number(this.gotoInput.value));
+    const why = () => this.whyGone(this.gotoInput.value);
     this.gotoInput.addEventListener("keydown", (e) => e.key === "Enter" && go());
+    // "Why is this gone": the answer of `segviz history --offset N`, from
+    // the partition's timeline and the log (the whygone method).
+    this.whyOut = el("div", { id: "why-out", class: "why-out", role: "status", "aria-live": "polite" });
     p.append(
       el("div", { class: "seg-head" },
         this.title,
@@ -33,8 +37,10 @@ export class SegmentView {
           el("button", { type: "button", onclick: () => this.step(1), "aria-label": "Next segment" }, "next ▶"),
           el("label", { for: "goto-offset" }, "Go to offset"), this.gotoInput,
           el("button", { type: "button", onclick: go }, "Go"),
-          el("span", { id: "goto-help", class: "visually-hidden" }, "finds the segment and batch holding an offset, through the offset index")),
-        this.note, this.files),
+          el("button", { type: "button", id: "why-offset", onclick: why, "aria-describedby": "why-help" }, "Why is it gone?"),
+          el("span", { id: "goto-help", class: "visually-hidden" }, "finds the segment and batch holding an offset, through the offset index"),
+          el("span", { id: "why-help", class: "visually-hidden" }, "says whether the offset can still be read and, if not, which instant of the timeline removed it, by which rule and config, and when")),
+        this.whyOut, this.note, this.files),
     );
     this.status = el("p", { class: "status", id: "scan-status", role: "status", "aria-live": "polite" });
     p.append(this.status);
@@ -103,14 +109,65 @@ export class SegmentView {
     try {
       const r = await this.app.call("locate", { dir: this.app.dir, offset: off });
       if (!r.found) {
-        this.app.toast(`Offset ${fmtNum(off)} is not in the partition (log end offset ${fmtNum(this.app.part.logEndOffset)}).`);
+        // Not in the log: say why it is gone instead.
+        await this.whyGone(off);
         return;
       }
       this.app.selectSegment(r.baseOffset, "");
       await this.revealPosition(r.position);
+      // Below the log start offset its bytes may still be on disk, but
+      // it cannot be read: say why, beside them.
+      if (off < this.app.part.logStartOffset) await this.whyGone(off);
+      else this.clearWhy();
     } catch (e) {
       this.app.toast(e.message);
     }
+  }
+
+  clearWhy() {
+    clear(this.whyOut);
+    for (const k of Object.keys(this.whyOut.dataset)) delete this.whyOut.dataset[k];
+  }
+
+  // whyGone asks whether offset v can still be read and, if not, what
+  // removed it; the answer shows in the offset box, with a button that
+  // shows the instant in the lane.
+  async whyGone(v) {
+    const out = this.whyOut;
+    if (v === "" || v === null || v === undefined || !Number.isFinite(Number(v)) || Number(v) < 0) {
+      clear(out).append(el("p", { class: "muted" }, "Give an offset (0 or more) to ask why it is gone."));
+      delete out.dataset.readable;
+      return;
+    }
+    const off = Number(v);
+    out.dataset.state = "asking";
+    let r;
+    try {
+      r = await this.app.call("whygone", { dir: this.app.dir, offset: off });
+    } catch (e) {
+      clear(out).append(el("p", { class: "error" }, `✖ ${e.message}`));
+      out.dataset.state = "error";
+      return;
+    }
+    const lines = r.text.split("\n").filter((l) => l.trim() !== "").map((l) => l.trim());
+    let head;
+    if (r.readable) head = `✓ Offset ${fmtNum(off)} is readable.`;
+    else if (r.removedInstant) head = `✖ Offset ${fmtNum(off)} is gone: removed by the ${r.removedInstant.action} instant ${r.removedInstant.instantTime}, rule ${r.rule}, completed ${fmtTime(r.at, true)}.`;
+    else head = `✖ Offset ${fmtNum(off)} is not readable, and no instant of the timeline recorded its removal.`;
+    clear(out).append(el("p", { class: "why-head", id: "why-head" }, head));
+    // The first line of the text restates the headline, except for a
+    // readable offset, where it gives the log's offsets and the record's
+    // timestamp.
+    for (const l of r.readable ? lines : lines.slice(1)) out.append(el("p", { class: "why-line" }, l));
+    const show = (inst, label) => inst && out.append(el("button", { type: "button", class: "why-show", dataset: { instant: inst.instantTime },
+      onclick: () => this.app.lane.reveal(inst.instantTime) }, label));
+    show(r.removedInstant, `Show the ${r.removedInstant?.action} instant in the lane`);
+    show(r.writtenInstant, "Show the roll that closed its segment");
+    if (r.pending) out.append(el("p", { class: "muted" }, `${fmtNum(r.pending)} instant(s) left pending by an interrupted run are not taken into account.`));
+    Object.assign(out.dataset, {
+      state: "answered", offset: String(off), readable: String(r.readable),
+      removedBy: r.removedBy ?? "", writtenBy: r.writtenBy ?? "", rule: r.rule ?? "", at: r.at ?? "",
+    });
   }
 
   scanChanged() {
