@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/historyjson"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/timeline"
@@ -20,6 +20,7 @@ const historyHelp = `Usage: segviz history [--json] DIR
        segviz history --since T [--json] DIR
        segviz history --time T [--json] DIR
        segviz history --offset N [--json] DIR
+       segviz history --import FILE [--import FILE]... [--tz ZONE] [--broker-dir D] [--json] DIR
 
 Prints the timeline of the partition directory DIR: every change segkit
 made to it and recorded in DIR/.segkit/timeline (today: the deletions and
@@ -51,17 +52,36 @@ recorded result, or its plan when it has none), and for --offset one
 (instant times in epoch ms; null when there is none: "removedBy" while the
 offset is readable, or when no instant recorded its removal).
 
-history only reads: it takes no lock, creates nothing (a partition without
-a timeline has an empty one) and may run beside a broker or a writer.
+Without --import, history only reads: it takes no lock, creates nothing
+(a partition without a timeline has an empty one) and may run beside a
+broker or a writer.
 
-Exit status: 0 when the history was printed; 1 when the timeline (or, for
---offset, the log) is damaged; 2 for a bad command line or a DIR that is
-not a partition directory; 3 when DIR could not be read.
+--import FILE reads a Kafka broker's log files (server.log, then
+log-cleaner.log; rotated ones oldest first) and records what they say
+happened to this partition (DIR's name, topic-N) as completed instants
+marked imported: rolls, retention deletions (one clean instant per rule
+of a check, as segviz retention --apply records them), moves of the log
+start offset, truncations, recoveries and cleaner passes. It takes the
+partition's lock (stop the broker first), skips what the timeline already
+holds (an earlier import of the same lines, or the same change recorded
+by segkit), and prints the instants it imported (--json: their JSON
+lines) and what it skipped. The lines' times have no zone: --tz names the
+broker JVM's time zone (default UTC; an IANA name or an offset like
++05:30). --broker-dir D keeps only the lines that name the log directory
+D (the broker's path of DIR's parent), when one log holds several.
+
+Exit status: 0 when the history was printed (or the import done, whether
+or not it found anything new); 1 when the timeline (or, for --offset, the
+log) is damaged; 2 for a bad command line or a DIR that is not a
+partition directory; 3 when DIR or a log file could not be read, the
+partition is locked (a broker or another segviz runs on it), or writing
+the timeline failed.
 
 Examples:
   segviz history /var/kafka-logs/payments-0
   segviz history --since 2026-03-02T09:00:00Z --json payments-0 | jq .detail.rule
   segviz history --offset 40 payments-0
+  segviz history --import /var/log/kafka/server.log --import /var/log/kafka/log-cleaner.log --tz Europe/Berlin payments-0
 `
 
 func runHistory(args []string, stdout, stderr io.Writer) int {
@@ -70,6 +90,10 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	timeFlag := fs.String("time", "", "only instants begun in the millisecond `T` (epoch ms or RFC 3339)")
 	offsetFlag := fs.String("offset", "", "say whether offset `N` is readable, and what removed it")
 	jsonOut := fs.Bool("json", false, "print one JSON object a line")
+	var imports multiFlag
+	fs.Var(&imports, "import", "import the broker log `FILE` (repeatable: oldest first) into the timeline")
+	tzFlag := fs.String("tz", "", "with --import: the broker's time `ZONE` (IANA name or +hh:mm; default UTC)")
+	brokerDir := fs.String("broker-dir", "", "with --import: only lines naming the log directory `D`")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
 	}
@@ -90,6 +114,15 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	}
 	if given > 1 {
 		return usageErr("give at most one of --since, --time and --offset")
+	}
+	if len(imports) == 0 && (*tzFlag != "" || *brokerDir != "") {
+		return usageErr("--tz and --broker-dir go with --import")
+	}
+	if len(imports) > 0 {
+		if given > 0 {
+			return usageErr("--import records instants; list them (--since, --time, --offset) in another run")
+		}
+		return historyImport(fs.Arg(0), imports, *tzFlag, *brokerDir, *jsonOut, stdout, stderr)
 	}
 	var filter timeline.Filter
 	if *sinceFlag != "" {
@@ -170,38 +203,12 @@ func historyErr(err error, stderr io.Writer) int {
 	return exitFailure
 }
 
-// instantJSON is one line of "segviz history --json"; its field names are
-// part of the command's interface.
-type instantJSON struct {
-	Instant   int64  `json:"instant"`
-	Completed int64  `json:"completed"`
-	Action    string `json:"action"`
-	State     string `json:"state"`
-	// Imported marks an instant rebuilt from another record (a broker's
-	// log) rather than written when the change was made. Nothing imports
-	// yet: it is false.
-	Imported bool            `json:"imported"`
-	Detail   json.RawMessage `json:"detail"`
-}
+// instantJSON is one line of "segviz history --json": historyjson's, the
+// visualiser's timeline lane's too.
+type instantJSON = historyjson.Instant
 
-// instantJSONOf describes a completed instant: its detail is its result,
-// or its plan when it has no result.
-func instantJSONOf(inst timeline.Instant) instantJSON {
-	out := instantJSON{
-		Instant: inst.Time.Millis, Completed: inst.Completed.Millis,
-		Action: string(inst.Action), State: inst.State.String(), Detail: json.RawMessage("{}"),
-	}
-	p := inst.Result
-	if p == nil {
-		p = inst.Plan
-	}
-	if p != nil {
-		if b, err := json.Marshal(p); err == nil && len(b) > 0 && b[0] == '{' {
-			out.Detail = b
-		}
-	}
-	return out
-}
+// instantJSONOf describes a completed instant (historyjson.InstantOf).
+func instantJSONOf(inst timeline.Instant) instantJSON { return historyjson.InstantOf(inst) }
 
 // printHistory prints the instants as a table.
 func printHistory(w io.Writer, dir string, insts []timeline.Instant, pending int, f timeline.Filter) {
@@ -230,60 +237,15 @@ func printHistory(w io.Writer, dir string, insts []timeline.Instant, pending int
 	}
 }
 
-// instantSummary says in one line what an instant did.
-func instantSummary(inst timeline.Instant) string {
-	p := inst.Result
-	if p == nil {
-		p = inst.Plan
-	}
-	switch x := p.(type) {
-	case *timeline.Clean:
-		var segs []string
-		for _, s := range x.Segments {
-			segs = append(segs, fmt.Sprintf("%d (%s)", s.BaseOffset, offsetRange(s.BaseOffset, s.NextOffset)))
-		}
-		return fmt.Sprintf("%s rule (%s): deleted segment(s) %s; log start offset %d -> %d",
-			x.Rule, ruleConfig(x.Rule, x.Config), strings.Join(segs, ", "), x.OldLogStartOffset, x.NewLogStartOffset)
-	case *timeline.Roll:
-		s := fmt.Sprintf("%s: new active segment at %d", x.Reason, x.NewBaseOffset)
-		if x.Closed != nil {
-			s += fmt.Sprintf(", closing segment %d (%s)", x.Closed.BaseOffset, offsetRange(x.Closed.BaseOffset, x.Closed.NextOffset))
-		}
-		return s
-	case *timeline.Rollback:
-		return fmt.Sprintf("rolled back the %s instant %s (%s): %s", x.InstantAction, x.Instant, x.InstantState, x.Reason)
-	case nil:
-		return "-"
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return "-"
-	}
-	return string(b)
-}
+// instantSummary says in one line what an instant did
+// (historyjson.Summary, the lane's label too).
+func instantSummary(inst timeline.Instant) string { return historyjson.Summary(inst) }
 
-// offsetRange prints [base, next) as "base-last", or "empty".
-func offsetRange(base, next int64) string {
-	if next <= base {
-		return "empty"
-	}
-	return fmt.Sprintf("offsets %d-%d", base, next-1)
-}
+// offsetRange prints [base, next) as "offsets base-last", or "empty".
+func offsetRange(base, next int64) string { return historyjson.OffsetRange(base, next) }
 
-// ruleConfig names the setting a Clean's rule applied.
-func ruleConfig(rule string, c timeline.RetentionConfig) string {
-	switch retention.Reason(rule) {
-	case retention.ReasonTime:
-		return fmt.Sprintf("retention.ms=%d", c.RetentionMs)
-	case retention.ReasonSize:
-		return fmt.Sprintf("retention.bytes=%d", c.RetentionBytes)
-	case retention.ReasonLogStartOffset:
-		return "the log start offset had passed the segment"
-	}
-	return "retention.ms=" + strconv.FormatInt(c.RetentionMs, 10) + ", retention.bytes=" + strconv.FormatInt(c.RetentionBytes, 10)
-}
-
-// logFacts is what --offset reads from the log itself.
+// logFacts is what --offset reads from the log itself
+// (historyjson.Facts).
 type logFacts struct {
 	logStartOffset, logEndOffset, activeBase int64
 	// present says a record with the offset is in the log, and
@@ -292,21 +254,15 @@ type logFacts struct {
 	timestamp int64
 }
 
-// offsetAnswer is what the timeline and the log say about one offset.
+// offsetAnswer is historyjson's answer for one offset; why is its Why.
 type offsetAnswer struct {
-	offset   int64
-	readable bool
-	// written is the roll that closed the offset's segment, if recorded.
-	written *timeline.Instant
-	// removed is the instant that made the offset unreadable, if
-	// recorded; rule its rule; why says how the answer was reached.
-	removed *timeline.Instant
-	rule    string
-	why     string
+	historyjson.Answer
+	why string
 }
 
-// offsetJSON is "segviz history --offset N --json"; its field names are
-// part of the command's interface.
+// offsetJSON is "segviz history --offset N --json": historyjson.Offset,
+// whose field names are part of the command's interface. It is a type of
+// this package, not an alias, so that its tests may spell it unkeyed.
 type offsetJSON struct {
 	Offset    int64   `json:"offset"`
 	Readable  bool    `json:"readable"`
@@ -316,134 +272,15 @@ type offsetJSON struct {
 	At        *int64  `json:"at"`
 }
 
-func (a offsetAnswer) json() offsetJSON {
-	out := offsetJSON{Offset: a.offset, Readable: a.readable}
-	if a.written != nil {
-		v := a.written.Time.Millis
-		out.WrittenBy = &v
-	}
-	if a.removed != nil {
-		v, at, rule := a.removed.Time.Millis, a.removed.Completed.Millis, a.rule
-		out.RemovedBy, out.At, out.Rule = &v, &at, &rule
-	}
-	return out
-}
-
-// payloadOf is an instant's result, or its plan when it has none.
-func payloadOf(inst timeline.Instant) timeline.Payload {
-	if inst.Result != nil {
-		return inst.Result
-	}
-	return inst.Plan
-}
+func (a offsetAnswer) json() offsetJSON { return offsetJSON(a.JSON()) }
 
 // lookupOffset answers --offset n from the completed instants (in time
-// order) and the log's state.
+// order) and the log's state, as the visualiser's "why is this gone" does
+// (historyjson.Lookup).
 func lookupOffset(n int64, insts []timeline.Instant, f logFacts) offsetAnswer {
-	a := offsetAnswer{offset: n, readable: f.present}
-	found := func(i int, rule, why string) {
-		a.removed, a.rule, a.why = &insts[i], rule, why
-	}
-	switch {
-	case f.present:
-		a.why = fmt.Sprintf("readable: the log holds offsets %d to %d", f.logStartOffset, f.logEndOffset-1)
-	case n < f.logStartOffset:
-		// The instant that moved the log start offset past n.
-		for i, inst := range insts {
-			switch x := payloadOf(inst).(type) {
-			case *timeline.Clean:
-				if x.OldLogStartOffset <= n && n < x.NewLogStartOffset {
-					found(i, x.Rule, cleanWhy(x, inst))
-				}
-			case *timeline.Truncate:
-				if x.OldLogStartOffset <= n && n < x.NewLogStartOffset {
-					found(i, "truncate", fmt.Sprintf("the log was truncated (%s): log start offset %d -> %d", x.Reason, x.OldLogStartOffset, x.NewLogStartOffset))
-				}
-			}
-			if a.removed != nil {
-				break
-			}
-		}
-		if a.removed != nil {
-			break
-		}
-		// Or the one that deleted its segment once the log start offset
-		// had passed it by a change segkit did not record.
-		for i, inst := range insts {
-			if x, ok := payloadOf(inst).(*timeline.Clean); ok && cleanCovers(x, n) {
-				found(i, x.Rule, cleanWhy(x, inst)+fmt.Sprintf("; the log start offset was already %d, past offset %d, moved by a change the timeline does not hold (a DeleteRecords request, a broker, or a deletion before the timeline began): the offset was not readable before this instant either", x.OldLogStartOffset, n))
-				break
-			}
-		}
-		if a.removed == nil {
-			a.why = fmt.Sprintf("below the log start offset %d, and no instant of the timeline removed it: it was removed by something segkit did not record (a broker's retention, a DeleteRecords request, or a deletion before the timeline began)", f.logStartOffset)
-		}
-	case n >= f.logEndOffset:
-		for i := len(insts) - 1; i >= 0; i-- {
-			if x, ok := payloadOf(insts[i]).(*timeline.Truncate); ok && x.NewLogEndOffset <= n && n < x.OldLogEndOffset {
-				found(i, "truncate", fmt.Sprintf("the log was truncated (%s): log end offset %d -> %d", x.Reason, x.OldLogEndOffset, x.NewLogEndOffset))
-				break
-			}
-		}
-		if a.removed == nil {
-			a.why = fmt.Sprintf("past the log end offset %d: not written yet (or cut by a truncation the timeline does not hold)", f.logEndOffset)
-		}
-	default:
-		var by []string
-		for _, inst := range insts {
-			if x, ok := payloadOf(inst).(*timeline.Compaction); ok {
-				for _, s := range x.Sources {
-					if s.BaseOffset <= n && n < s.NextOffset {
-						by = append(by, inst.Time.String())
-						break
-					}
-				}
-			}
-		}
-		a.why = fmt.Sprintf("within the log (offsets %d to %d), but no record has offset %d: compaction removed it", f.logStartOffset, f.logEndOffset-1, n)
-		if len(by) > 0 {
-			a.why += "; the compaction instants that covered it: " + strings.Join(by, ", ") + " (which one removed it is not recorded)"
-		} else {
-			a.why += ", a compaction the timeline does not hold"
-		}
-	}
-	// The roll that closed its segment: the last before its removal.
-	for i, inst := range insts {
-		if a.removed != nil && inst.Time.Compare(a.removed.Time) > 0 {
-			break
-		}
-		if x, ok := payloadOf(inst).(*timeline.Roll); ok && x.Closed != nil {
-			end := x.Closed.NextOffset
-			if end <= x.Closed.BaseOffset {
-				end = x.NewBaseOffset
-			}
-			if x.Closed.BaseOffset <= n && n < end {
-				a.written = &insts[i]
-			}
-		}
-	}
-	return a
-}
-
-// cleanCovers reports whether one of a Clean's segments held offset n.
-func cleanCovers(c *timeline.Clean, n int64) bool {
-	for _, s := range c.Segments {
-		if s.BaseOffset <= n && n < s.NextOffset {
-			return true
-		}
-	}
-	return false
-}
-
-// cleanWhy says what a Clean did, naming the segment that held n if any.
-func cleanWhy(c *timeline.Clean, inst timeline.Instant) string {
-	var segs []string
-	for _, s := range c.Segments {
-		segs = append(segs, fmt.Sprintf("segment %d (%s, %d bytes, largest timestamp %s)", s.BaseOffset, offsetRange(s.BaseOffset, s.NextOffset), s.Size, retention.FormatTime(s.LargestTimestamp)))
-	}
-	return fmt.Sprintf("the retention check at %s (rule %s: %s; config in force: retention.ms=%d retention.bytes=%d file.delete.delay.ms=%d) deleted %s; log start offset %d -> %d",
-		retention.FormatTime(c.Now), c.Rule, ruleConfig(c.Rule, c.Config), c.Config.RetentionMs, c.Config.RetentionBytes, c.Config.FileDeleteDelayMs,
-		strings.Join(segs, ", "), c.OldLogStartOffset, c.NewLogStartOffset)
+	a := historyjson.Lookup(n, insts, historyjson.Facts{LogStartOffset: f.logStartOffset, LogEndOffset: f.logEndOffset,
+		ActiveBase: f.activeBase, Present: f.present, Timestamp: f.timestamp})
+	return offsetAnswer{Answer: a, why: a.Why}
 }
 
 // historyOffset answers --offset: it reads the log read-only for its
@@ -454,51 +291,18 @@ func historyOffset(fsys vfs.FS, dir string, n int64, insts []timeline.Instant, a
 		return historyErr(err, stderr)
 	}
 	defer l.Close()
-	f := logFacts{logStartOffset: l.LogStartOffset(), logEndOffset: l.LogEndOffset(), activeBase: l.ActiveSegment().BaseOffset()}
-	if f.logStartOffset <= n && n < f.logEndOffset {
-		for r, err := range l.Records(n) {
-			if err != nil {
-				return historyErr(err, stderr)
-			}
-			f.present, f.timestamp = r.Offset == n, r.Timestamp
-			break
-		}
+	f, err := historyjson.ReadFacts(l, n, 0)
+	if err != nil {
+		return historyErr(err, stderr)
 	}
-	a := lookupOffset(n, insts, f)
+	a := historyjson.Lookup(n, insts, f)
 	if asJSON {
-		if err := json.NewEncoder(stdout).Encode(a.json()); err != nil {
+		if err := json.NewEncoder(stdout).Encode(a.JSON()); err != nil {
 			fmt.Fprintf(stderr, "segviz history: %v\n", err)
 			return exitFailure
 		}
 		return exitOK
 	}
-	w := stdout
-	switch {
-	case a.readable:
-		ts := "its record has no timestamp"
-		if f.timestamp >= 0 {
-			ts = "its record's timestamp is " + retention.FormatTime(f.timestamp)
-		}
-		fmt.Fprintf(w, "offset %d of %s: readable (log start offset %d, log end offset %d); %s\n",
-			n, dir, f.logStartOffset, f.logEndOffset, ts)
-	case a.removed != nil:
-		fmt.Fprintf(w, "offset %d of %s: not readable: removed by instant %s (%s, completed %s at %s), rule %s\n",
-			n, dir, a.removed.Time, a.removed.Action, a.removed.Completed, retention.FormatTime(a.removed.Completed.Millis), a.rule)
-	default:
-		fmt.Fprintf(w, "offset %d of %s: not readable; no instant recorded its removal\n", n, dir)
-	}
-	if !a.readable {
-		fmt.Fprintf(w, "  %s\n", a.why)
-	}
-	switch {
-	case a.written != nil:
-		r := payloadOf(*a.written).(*timeline.Roll)
-		fmt.Fprintf(w, "  written before %s: the roll of instant %s (%s) closed its segment %d\n",
-			retention.FormatTime(a.written.Time.Millis), a.written.Time, r.Reason, r.Closed.BaseOffset)
-	case a.readable && n >= f.activeBase:
-		fmt.Fprintf(w, "  written into the active segment %d, which still takes appends\n", f.activeBase)
-	case a.readable || a.removed != nil:
-		fmt.Fprintln(w, "  the roll that closed its segment is not recorded (the engine's own rolls, at segment.bytes or segment.ms, are not in the timeline)")
-	}
+	io.WriteString(stdout, a.Text(dir))
 	return exitOK
 }

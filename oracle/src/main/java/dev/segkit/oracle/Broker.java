@@ -175,6 +175,7 @@ final class Broker implements AutoCloseable {
         int port = 9092;
         int controllerPort = -1;
         String topic;
+        File serverLog;
         Map<String, String> config = new HashMap<>();
         Map<String, String> topicConfig = new HashMap<>();
         List<String> rest = new ArrayList<>();
@@ -187,6 +188,7 @@ final class Broker implements AutoCloseable {
                     case "--port": r.port = Integer.parseInt(Storage.need(a, ++i)); break;
                     case "--controller-port": r.controllerPort = Integer.parseInt(Storage.need(a, ++i)); break;
                     case "--topic": r.topic = Storage.need(a, ++i); break;
+                    case "--server-log": r.serverLog = new File(Storage.need(a, ++i)); break;
                     case "--config": Storage.putKV(r.config, Storage.need(a, ++i)); break;
                     case "--topic-config": Storage.putKV(r.topicConfig, Storage.need(a, ++i)); break;
                     default:
@@ -199,7 +201,10 @@ final class Broker implements AutoCloseable {
             return r;
         }
 
-        Broker broker() { return new Broker(logDir, port, controllerPort, config); }
+        Broker broker() {
+            if (serverLog != null) ServerLog.install(serverLog);
+            return new Broker(logDir, port, controllerPort, config);
+        }
     }
 
     /** broker --log-dir D --port P: serves until SIGTERM or stdin closes. */

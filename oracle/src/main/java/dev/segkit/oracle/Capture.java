@@ -31,6 +31,7 @@ final class Capture extends AbstractAppender {
         cfg.addAppender(c);
         LoggerConfig lc = new LoggerConfig(loggerName, Level.INFO, false);
         lc.addAppender(c, Level.INFO, null);
+        ServerLog.addTo(lc); // --server-log: these lines go to server.log too
         cfg.addLogger(loggerName, lc);
         ctx.updateLoggers();
         return c;
