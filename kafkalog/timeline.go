@@ -150,6 +150,13 @@ func (l *Log) judge(inst timeline.Instant) (timeline.Payload, bool, string) {
 			return &res, true, fmt.Sprintf("the log end offset is %d, below the %d it had: the truncation took effect", l.nextOffset, p.OldLogEndOffset)
 		}
 		return nil, false, fmt.Sprintf("the log end offset is still %d: the truncation had not taken effect", l.nextOffset)
+	case *timeline.Restore:
+		if l.nextOffset <= p.NewLogEndOffset {
+			res := *p
+			res.NewLogEndOffset = l.nextOffset
+			return &res, true, fmt.Sprintf("the log end offset is %d, at or below the savepoint's %d: the restore took effect", l.nextOffset, p.NewLogEndOffset)
+		}
+		return nil, false, fmt.Sprintf("the log end offset is still %d, past the savepoint's %d: the restore had not taken effect", l.nextOffset, p.NewLogEndOffset)
 	case *timeline.Compaction:
 		// A clean swaps its groups in one after another; the loader has
 		// finished or dropped the swap a crash interrupted. The sources

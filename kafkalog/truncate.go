@@ -18,7 +18,12 @@ import (
 // entry that holds it. The log end offset becomes the end of the last
 // entry kept. An offset at or above the log end does nothing; one below
 // the first segment empties the log and restarts it at offset.
-func (l *Log) TruncateTo(offset int64) error {
+func (l *Log) TruncateTo(offset int64) error { return l.TruncateToFor(offset, TruncateRequested) }
+
+// TruncateToFor is TruncateTo, with reason as the truncate instant's
+// Reason on the timeline (Options.Timeline): "divergence" for a follower
+// cutting its log to its leader's, or the caller's words.
+func (l *Log) TruncateToFor(offset int64, reason string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.checkWritable(); err != nil {
@@ -30,7 +35,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.nextOffset {
 		return nil
 	}
-	done, err := l.truncateTxn(TruncateRequested, offset)
+	done, err := l.truncateTxn(reason, offset)
 	if err != nil {
 		return err
 	}
