@@ -14,8 +14,10 @@ import (
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
+	ret "github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/timeindex"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -209,6 +211,9 @@ func (j *job) load(now int64) error {
 	if m, err := checkpoint.ReadOffsets(j.fsys, path.Join(j.parent, CleanerCheckpointFile)); err == nil {
 		f.checkpoint, f.hasCheckpoint = m[j.tp]
 	}
+	if err := j.loadHolds(); err != nil {
+		return err
+	}
 
 	r := j.rep
 	r.LogStartOffset, r.LogEndOffset = f.logStart, f.logEnd
@@ -235,6 +240,26 @@ func (j *job) load(now int64) error {
 		}
 		j.srcs[i].txns = tx.All()
 	}
+	return nil
+}
+
+// loadHolds reads the savepoints in force from the partition's timeline
+// (read-only: a Plan writes nothing; a Clean reads it under the lock it
+// holds, so no savepoint can be taken meanwhile), adds Options.Holds and
+// finds the first held segment. A timeline that cannot be read stops the
+// job: a hold that cannot be read is not taken for no hold.
+func (j *job) loadHolds() error {
+	tl, err := timeline.Open(j.fsys, j.dir, timeline.Options{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("compaction: the savepoints of %s: %w", j.dir, err)
+	}
+	holds, err := tl.Holds()
+	if err != nil {
+		return fmt.Errorf("compaction: the savepoints of %s: %w", j.dir, err)
+	}
+	f := &j.facts
+	f.holds = ret.MergeHolds(holds, j.opt.Holds)
+	f.findHeld()
 	return nil
 }
 
@@ -344,6 +369,11 @@ func (j *job) clean() error {
 		horizons:          map[int64]*Horizon{},
 	}
 	i, k := j.facts.values(0, r.EndOffset)
+	if j.facts.hasHeld && k > j.facts.held {
+		// cleanableRange ends the range at the first held segment; this
+		// guards the rewrite itself.
+		return fmt.Errorf("compaction: the clean would rewrite segment %d, held by %s", j.facts.segs[j.facts.held].base, j.facts.heldBy)
+	}
 	for _, g := range j.facts.groupBySize(i, k, int64(j.cfg.SegmentSize()), int64(j.cfg.SegmentIndexBytes), upper) {
 		if err := j.cleanGroup(f, g[0], g[1]); err != nil {
 			return err

@@ -188,6 +188,21 @@
 //     budget, instead of allocating all of it up front; where a key sits
 //     in it differs from Kafka's probe sequence, which no answer depends
 //     on.
+//   - Savepoints (legal holds, which Kafka does not have): see below.
+//
+// # Savepoints (legal holds)
+//
+// A savepoint of the partition's timeline (timeline.Savepoint) pins a
+// range of offsets. Plan, Clean and ReadableUntil read the holds in force
+// from the partition's timeline (Clean under its lock, so none is taken
+// meanwhile), plus Options.Holds, and end the cleanable range at the base
+// of the first segment holding a pinned offset: a clean rewrites every
+// segment below the end of its range, so none from there on, and
+// UncleanableBy names the savepoint (Report.HeldBy, HeldBase). A held
+// segment below the first dirty offset stops every clean, each rewriting
+// the log from its start (Report.Why says so). ReadableUntil gives a
+// record the hold keeps Never, with HeldBy and "held by savepoint ..." in
+// the explanation. Once released, the next clean runs as Kafka's would.
 //
 // # Concurrency
 //

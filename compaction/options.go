@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
 )
 
 // Defaults of the broker's cleaner settings, as one cleaner thread of a
@@ -66,6 +67,13 @@ type Options struct {
 	// DefaultProducerIDExpirationMs, a negative value keeps every
 	// producer active.
 	ProducerIDExpirationMs int64
+	// Holds are savepoints in force besides those of the partition's own
+	// timeline, which Plan, Clean and ReadableUntil read themselves
+	// (timeline.Timeline.Holds; Clean under the partition's lock). A clean
+	// never rewrites a segment holding an offset a hold pins, nor any
+	// later one: the cleanable range ends at the first such segment's
+	// base (Report.HeldBy).
+	Holds []timeline.Hold
 }
 
 func (o *Options) withDefaults() Options {

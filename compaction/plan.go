@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/segkit/segkit/kafkalog/config"
+	"github.com/segkit/segkit/timeline"
 )
 
 // segFacts is what the range and grouping rules read of a segment.
@@ -33,6 +34,30 @@ type logFacts struct {
 	now            int64
 	cfg            config.Config
 	activeProducer map[int64]Producer
+	holds          []timeline.Hold
+	// held is the index of the first segment a hold pins an offset of,
+	// heldBy that hold, when hasHeld.
+	held    int
+	heldBy  timeline.Hold
+	hasHeld bool
+}
+
+// findHeld sets held and heldBy: the first segment, in offset order,
+// holding an offset [base, next) one of the holds pins.
+func (f *logFacts) findHeld() {
+	f.held, f.hasHeld = 0, false
+	for i := range f.segs {
+		lo, hi := f.segs[i].base, f.logEnd
+		if i+1 < len(f.segs) {
+			hi = f.segs[i+1].base
+		}
+		for _, h := range f.holds {
+			if lo < hi && h.FirstOffset < hi && h.LastOffset >= lo {
+				f.held, f.heldBy, f.hasHeld = i, h, true
+				return
+			}
+		}
+	}
 }
 
 // values returns the indexes [i, j) of the segments Kafka's
@@ -103,6 +128,18 @@ func (f *logFacts) cleanableRange(r *Report) {
 			}
 		}
 	}
+	// A savepoint ends the range at the first segment it pins: a clean
+	// rewrites every segment below its end, so none from there on.
+	held := f.hasHeld
+	r.Holds = f.holds
+	if held {
+		h := f.heldBy
+		r.HeldBy, r.HeldBase = &h, f.segs[f.held].base
+		if r.HeldBase < uncleanable {
+			uncleanable, by = r.HeldBase, fmt.Sprintf("held by %s, which pins offsets %d to %d of segment %d: a clean never rewrites a held segment, nor any later one",
+				h, h.FirstOffset, h.LastOffset, r.HeldBase)
+		}
+	}
 	uncleanable = max(uncleanable, dirty)
 	r.FirstUncleanableDirtyOffset, r.UncleanableBy = uncleanable, by
 
@@ -141,6 +178,9 @@ func (f *logFacts) cleanableRange(r *Report) {
 	switch {
 	case !cfg.Compact():
 		r.Why = fmt.Sprintf("cleanup.policy is %v, without compact", cfg.CleanupPolicy)
+	case held && r.HeldBase < dirty:
+		r.Why = fmt.Sprintf("held by %s: it pins segment %d, below the first dirty offset %d, and every clean rewrites the log from its start offset, so none runs while the hold is in force",
+			r.HeldBy, r.HeldBase, dirty)
 	case r.TotalBytes == 0:
 		r.Why = fmt.Sprintf("no bytes below the first uncleanable offset %d (%s)", first, by)
 	case r.NeedCompactionNow && r.CleanableBytes > 0:

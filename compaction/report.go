@@ -3,6 +3,8 @@ package compaction
 import (
 	"fmt"
 	"strings"
+
+	"github.com/segkit/segkit/timeline"
 )
 
 // Report says what a clean does (Plan) or did (Clean): the cleanable
@@ -45,6 +47,16 @@ type Report struct {
 	CleanBytes, CleanableBytes, TotalBytes int64
 	CleanableRatio                         float64
 	MinCleanableRatio                      float64
+	// Holds are the savepoints in force (the partition's timeline and
+	// Options.Holds). HeldBy is the one pinning an offset of the first
+	// held segment, whose base is HeldBase, nil when no hold pins a
+	// segment: the cleanable range ends at HeldBase (UncleanableBy names
+	// the hold when it is what ends it), and when HeldBase is below the
+	// first dirty offset no clean runs at all, every clean rewriting the
+	// log from its start.
+	Holds    []timeline.Hold
+	HeldBy   *timeline.Hold
+	HeldBase int64
 	// MaxCompactionDelayMs is how long past max.compaction.lag.ms the
 	// oldest dirty segment's first batch is; NeedCompactionNow (a positive
 	// delay) makes the log cleanable whatever its ratio.
@@ -158,6 +170,9 @@ func (r *Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: range [%d, %d) of [%d, %d), dirty ratio %.4f (min %.4g)", r.Dir, r.FirstDirtyOffset, r.FirstUncleanableOffset,
 		r.LogStartOffset, r.LogEndOffset, r.CleanableRatio, r.MinCleanableRatio)
+	if r.HeldBy != nil {
+		fmt.Fprintf(&b, "; segment %d and every later one held by %s", r.HeldBase, r.HeldBy)
+	}
 	if !r.Cleanable {
 		fmt.Fprintf(&b, ": not cleanable: %s", r.Why)
 		return b.String()

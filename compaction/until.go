@@ -13,6 +13,7 @@ import (
 	"github.com/segkit/segkit/record"
 	// The package is imported as ret: filter.go has a type named retention.
 	ret "github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -129,6 +130,14 @@ type RecordBound struct {
 	// compact,delete logs about every DefaultBackoffMs. ReadableUntil and
 	// IfAppendsContinue already take it into account.
 	Retention *ret.SegmentBound
+	// HeldBy is the savepoint that keeps the record (nil when none does):
+	// one pinning an offset of its segment or of an earlier one, or of a
+	// segment a clean that removes it must rewrite. While the hold is in
+	// force no clean removes it: NotBefore, ReadableUntil and
+	// IfAppendsContinue are Never (unless retention's bound, which holds
+	// also stop, is earlier), and the explanation says "held by savepoint
+	// ...".
+	HeldBy *timeline.Hold
 	// DependsOn says, one item each, what its removal waits for.
 	DependsOn []string
 	// Explanation says in words how the bound was reached.
@@ -206,6 +215,14 @@ func ReadableUntil(fsys vfs.FS, dir string, cfg config.Config, opt Options, offs
 		u.m, u.mapFull, u.end = m, full, m.LatestOffset()+1
 	}
 	u.decide()
+	if f := &j.facts; f.hasHeld && u.seg >= f.held {
+		u.hold() // compaction keeps what it would anyway; the hold keeps it too
+	}
+	if u.b.HeldBy != nil {
+		h, base := u.b.HeldBy, j.facts.segs[j.facts.held].base
+		u.why = append(u.why, fmt.Sprintf("It is held by %s, which pins offsets %d to %d: no clean rewrites segment %d or any later one while the hold is in force, so none removes this record.",
+			h, h.FirstOffset, h.LastOffset, base))
+	}
 	if cfg.Delete() {
 		if err := u.retentionBound(); err != nil {
 			return RecordBound{}, err
@@ -213,6 +230,14 @@ func ReadableUntil(fsys vfs.FS, dir string, cfg config.Config, opt Options, offs
 	}
 	u.b.Explanation = strings.Join(u.why, " ")
 	return u.b, nil
+}
+
+// hold marks the record as kept by the first held segment's savepoint.
+func (u *until) hold() {
+	if u.b.HeldBy == nil {
+		h := u.j.facts.heldBy
+		u.b.HeldBy = &h
+	}
 }
 
 // until is one ReadableUntil.
@@ -392,6 +417,15 @@ func (u *until) cover(k int) coverage {
 	forcing := maxLag > 0 && maxLag < math.MaxInt64
 	dirtyIdx, _ := f.values(r.FirstDirtyOffset, r.FirstDirtyOffset+1)
 	pick := fmt.Sprintf("the cleaner to pick the log (within log.cleaner.backoff.ms, %d ms, when it keeps up)", DefaultBackoffMs)
+	if f.hasHeld && f.held <= max(k, dirtyIdx) {
+		// A clean that covers segment k rewrites every segment from the
+		// log start to k (and at least to the first dirty one): the held
+		// segment among them, which no clean rewrites.
+		u.hold()
+		h := f.heldBy
+		return coverage{notBefore: ret.Never, idle: ret.Never, appends: ret.Never,
+			depends: []string{fmt.Sprintf("%s to be released: no clean rewrites segment %d, which it holds, or any later one", h, f.segs[f.held].base)}}
+	}
 
 	if !active && r.FirstUncleanableOffset >= next {
 		c.now = true
@@ -676,6 +710,7 @@ func (u *until) retentionBound() error {
 		return err
 	}
 	st.HighWatermark = min(max(j.facts.highWatermark, st.LogStartOffset), st.LogEndOffset)
+	st.Holds = ret.MergeHolds(st.Holds, j.facts.holds)
 	p := ret.PolicyFrom(j.cfg, config.Broker{RetentionCheckIntervalMs: DefaultBackoffMs})
 	fc, err := ret.ReadableUntil(st, p, p.UnknownSchedule(), u.now)
 	if err != nil {

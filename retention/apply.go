@@ -5,12 +5,31 @@ import (
 	"fmt"
 
 	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/timeline"
 )
 
 // ErrStalePlan is returned by Apply for a plan that no longer matches the
 // log: its segments, its log end offset (for a plan that rolls first) or
 // its high watermark changed since the plan was made.
 var ErrStalePlan = errors.New("retention: stale plan")
+
+// ErrHeld is returned by Apply for a plan that deletes a segment holding
+// an offset one of its holds (Plan.Holds) pins. Plan never makes one; a
+// plan built or edited by hand can.
+var ErrHeld = errors.New("retention: the plan deletes a segment a savepoint holds")
+
+// CheckHolds returns an error matching ErrHeld when a deletion of p
+// removes an offset one of holds pins, and nil otherwise.
+func CheckHolds(p Plan, holds []timeline.Hold) error {
+	for _, d := range p.Deletions {
+		for _, h := range holds {
+			if d.BaseOffset < d.NextOffset && h.FirstOffset < d.NextOffset && h.LastOffset >= d.BaseOffset {
+				return fmt.Errorf("%w: segment %d (offsets %d to %d) is held by %s", ErrHeld, d.BaseOffset, d.BaseOffset, d.NextOffset-1, h)
+			}
+		}
+	}
+	return nil
+}
 
 // Apply carries out a plan on the log it was made for (UnifiedLog.
 // deleteSegments). When the plan rolls first, the log rolls a new active
@@ -28,7 +47,9 @@ var ErrStalePlan = errors.New("retention: stale plan")
 // .deleted files, and a checkpointed log start offset above segments that
 // are still there hides them until the next check deletes them (the start
 // offset rule). Apply checks that the plan still matches the log and
-// returns ErrStalePlan, doing nothing, if it does not.
+// returns ErrStalePlan, doing nothing, if it does not; and that it
+// deletes nothing its holds pin (ErrHeld, doing nothing). A plan made by
+// Plan already keeps every held segment and every later one.
 //
 // Apply must not run concurrently with appends to the same log: like
 // Kafka, which plans and deletes under the log's lock, it relies on the
@@ -37,6 +58,9 @@ func Apply(l *kafkalog.Log, p Plan) error {
 	n := len(p.Deletions)
 	if n == 0 {
 		return nil
+	}
+	if err := CheckHolds(p, p.Holds); err != nil {
+		return err
 	}
 	segs := l.Segments()
 	if n > len(segs) {

@@ -10,6 +10,8 @@ import (
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
+	"github.com/segkit/segkit/vfs"
 )
 
 // Cleaner schedules retention as a broker's LogManager does: the check
@@ -40,6 +42,7 @@ type Cleaner struct {
 	clock  segment.Clock
 
 	mu      sync.Mutex
+	holds   func(*kafkalog.Log) ([]timeline.Hold, error)
 	sched   Schedule
 	next    int64                     // time of the next check (ms)
 	pending map[*kafkalog.Log][]int64 // due times of .deleted files
@@ -71,6 +74,33 @@ func NewCleaner(logs func() []*kafkalog.Log, broker config.Broker, clock segment
 		sched:   sched,
 		next:    sched.First,
 		pending: map[*kafkalog.Log][]int64{},
+	}
+}
+
+// SetHolds makes every later check plan each log with the savepoints
+// holds returns for it, besides those StateOf reads from a log opened
+// with its timeline: no check deletes a segment they pin, nor any later
+// one. An error from holds stops that log's check before it deletes
+// anything (a hold that cannot be read is not taken for no hold).
+// HoldsFromTimeline reads them from each partition's timeline.
+func (c *Cleaner) SetHolds(holds func(*kafkalog.Log) ([]timeline.Hold, error)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holds = holds
+}
+
+// HoldsFromTimeline returns a function for Cleaner.SetHolds that reads
+// the holds in force from the timeline of each log's directory on fsys,
+// opened read-only at every check (so a savepoint taken or released
+// between checks counts at the next one). A partition without a timeline
+// has no holds.
+func HoldsFromTimeline(fsys vfs.FS) func(*kafkalog.Log) ([]timeline.Hold, error) {
+	return func(l *kafkalog.Log) ([]timeline.Hold, error) {
+		tl, err := timeline.Open(fsys, l.Dir(), timeline.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		return tl.Holds()
 	}
 }
 
@@ -172,6 +202,13 @@ func (c *Cleaner) checkLog(l *kafkalog.Log, now int64) (Plan, error) {
 	st, err := StateOf(l)
 	if err != nil {
 		return Plan{}, err
+	}
+	if c.holds != nil {
+		more, err := c.holds(l)
+		if err != nil {
+			return Plan{}, fmt.Errorf("read the savepoints, so nothing was deleted: %w", err)
+		}
+		st.Holds = MergeHolds(st.Holds, more)
 	}
 	p := PolicyFrom(l.Config(), c.broker)
 	plan, err := p.Plan(st, now)

@@ -111,6 +111,25 @@
 // Offset 37 was written at 0:00 with retention.ms of one minute, and was
 // readable until 6:01.
 //
+// # Savepoints (legal holds)
+//
+// A savepoint of the partition's timeline (timeline.Savepoint, listed by
+// timeline.Timeline.Holds) pins a range of offsets. LogState.Holds
+// carries the holds in force, and every rule stops at the first segment
+// holding a pinned offset: that segment is not deleted, and since Kafka
+// deletes only a prefix of the log, neither is any later one. Plan.Held
+// lists them all, each naming its hold (`held by savepoint "L" (T)`, or
+// `kept: segment B before it is held by savepoint "L" (T)`) and the rule
+// the hold stops. The size rule still counts the held segments' bytes:
+// it deletes what it would before the hold and nothing from it on, so a
+// held log may stay above retention.bytes. ReadableUntil gives the held
+// segments Never, with HeldBy and the time they would go if the holds
+// were released now (IfReleased). Once a hold is released, the next check
+// deletes what a plan without it deletes. Apply refuses a plan that
+// deletes a pinned offset (ErrHeld); a Cleaner reads holds through
+// SetHolds (HoldsFromTimeline), and StateOf from a log opened with its
+// timeline.
+//
 // # Concurrency
 //
 // Policy, LogState, Plan, Forecast and the functions over them are plain

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/segkit/segkit/timeline"
 )
 
 // SegmentBound is how long one segment's records stay readable.
@@ -46,6 +48,16 @@ type SegmentBound struct {
 	Reason Reason
 	// Explanation says in words how the bound was reached.
 	Explanation string
+	// HeldBy is the savepoint that keeps the segment (nil when none
+	// does): the one pinning an offset of it, or of the first pinned
+	// segment before it. While it is in force no rule deletes the
+	// segment: ReadableUntil, IfIdle, IfAppendsContinue and OnDiskUntil
+	// are Never, and the explanation names the hold.
+	HeldBy *timeline.Hold
+	// IfReleased is ReadableUntil should every hold be released now (the
+	// forecast of the same state without Holds); it equals ReadableUntil
+	// for a segment no hold keeps.
+	IfReleased int64
 }
 
 // Forecast is the readable-until time of each segment of a log, and so of
@@ -96,10 +108,48 @@ func (f Forecast) ForOffset(offset int64) (SegmentBound, bool) {
 // less 1 ms. Segments that no rule will delete (retention.ms disabled,
 // compact-only policy, a high watermark below them, the empty active
 // segment) get Never, with the reason in the explanation.
+//
+// A savepoint (st.Holds) keeps the first segment holding an offset it
+// pins and every later one: they get Never while it is in force, HeldBy
+// names the hold, the explanation says "held by savepoint ..." (or
+// "kept: segment B before it is held by savepoint ..."), and IfReleased
+// gives the bound should the holds be released now.
 func ReadableUntil(st LogState, p Policy, sched Schedule, now int64) (Forecast, error) {
 	if err := st.Validate(); err != nil {
 		return Forecast{}, err
 	}
+	stop, _, held := st.FirstHeld()
+	if !held {
+		f, err := readableUntil(st, p, sched, now, len(st.Segments))
+		for i := range f.Segments {
+			f.Segments[i].IfReleased = f.Segments[i].ReadableUntil
+		}
+		return f, err
+	}
+	free := st.Clone()
+	free.Holds = nil
+	ff, err := readableUntil(free, p, sched, now, len(st.Segments))
+	if err != nil {
+		return Forecast{}, err
+	}
+	f, err := readableUntil(st, p, sched, now, stop)
+	if err != nil {
+		return Forecast{}, err
+	}
+	for i := range f.Segments {
+		b, fb := &f.Segments[i], ff.Segments[i]
+		b.IfReleased = fb.ReadableUntil
+		if i < stop {
+			continue
+		}
+		b.Explanation += fmt.Sprintf(". If the holds were released now: readable until %s: %s", FormatTime(fb.ReadableUntil), fb.Explanation)
+	}
+	return f, nil
+}
+
+// readableUntil is ReadableUntil for a valid st whose first pinned
+// segment is stop (len(st.Segments): none).
+func readableUntil(st LogState, p Policy, sched Schedule, now int64, stop int) (Forecast, error) {
 	if sched.Interval < 1 {
 		sched.Interval = max(p.RetentionCheckIntervalMs, 1)
 	}
@@ -195,6 +245,13 @@ func ReadableUntil(st LogState, p Policy, sched Schedule, now int64) (Forecast, 
 		q := satAdd(satAdd(s.LargestTimestamp(), p.RetentionMs), 1)
 		var why strings.Builder
 		switch {
+		case gone[i] == Never && i >= stop:
+			h, pinned := st.HoldOn(i)
+			if !pinned {
+				h, _ = st.HoldOn(stop)
+			}
+			b.HeldBy = &h
+			why.WriteString(heldWhy(st, i, stop, h, pinned))
 		case gone[i] == Never:
 			why.WriteString(neverWhy(st, p, i, deleted))
 		case b.Reason == ReasonTime:
@@ -267,6 +324,16 @@ func activeBound(b *SegmentBound, why *strings.Builder, st LogState, p Policy, i
 	b.ReadableUntil = b.IfAppendsContinue
 	fmt.Fprintf(why, "active segment: takes appends until %s + segment.ms %d = %s, so its newest record can be as late as %s; + retention.ms %d: qualifies from %s; deleted by %s. If nothing more is appended: %s",
 		from, p.SegmentMs, FormatTime(horizon), FormatTime(newest), p.RetentionMs, FormatTime(wq), checkAt(w), idle)
+}
+
+// heldWhy explains why segment i, at or after stop, the first pinned
+// segment, is kept by hold h (which pins an offset of i itself when
+// pinned).
+func heldWhy(st LogState, i, stop int, h timeline.Hold, pinned bool) string {
+	if pinned {
+		return fmt.Sprintf("held by %s, which pins offsets %d to %d: no rule deletes the segment, nor any later one, while the hold is in force", h, h.FirstOffset, h.LastOffset)
+	}
+	return fmt.Sprintf("kept: segment %d before it is held by %s, and Kafka deletes only a prefix of the log: not deleted while the hold is in force", st.Segments[stop].BaseOffset, h)
 }
 
 // neverWhy explains why segment i (not deleted) never goes; firstKept is

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/segkit/segkit/finding"
+	"github.com/segkit/segkit/timeline"
 )
 
 // Reason says which rule deletes a segment. The values are those of
@@ -62,6 +63,39 @@ type Plan struct {
 	// Warnings flags timestamps that make retention surprising (see
 	// TimestampWarnings).
 	Warnings []finding.Problem
+	// Holds are the savepoints in force the plan was made with (the
+	// state's Holds); Apply refuses a deletion of an offset they pin.
+	Holds []timeline.Hold
+	// Held are the segments the holds keep, oldest first: the first
+	// segment a hold pins an offset of, and every later one (Kafka
+	// deletes only a prefix). Empty when no hold pins a segment.
+	Held []HeldSegment
+}
+
+// HeldSegment is a segment a savepoint keeps: one holding an offset the
+// savepoint pins, or one after such a segment, which prefix deletion
+// keeps with it.
+type HeldSegment struct {
+	BaseOffset int64
+	// NextOffset is the offset after the segment, as in Deletion.
+	NextOffset int64
+	Size       int64
+	// Hold is the savepoint that keeps the segment: the one pinning an
+	// offset of it when there is one (Pinned), else the one pinning the
+	// segment at HeldBase.
+	Hold timeline.Hold
+	// Pinned says the segment itself holds an offset of a hold; HeldBase
+	// is the base offset of the first pinned segment, at or before this
+	// one.
+	Pinned   bool
+	HeldBase int64
+	// Blocked is the rule that would delete the segment in this check
+	// without the holds ("" when none would): what the hold stops.
+	Blocked Reason
+	// Explanation names the hold that keeps the segment: `held by
+	// savepoint "L" (T)` or `kept: segment B before it is held by
+	// savepoint "L" (T)`.
+	Explanation string
 }
 
 // Bytes returns the bytes the plan frees.
@@ -76,7 +110,10 @@ func (p Plan) Bytes() int64 {
 // String summarises the plan in one line.
 func (p Plan) String() string {
 	if len(p.Deletions) == 0 {
-		return fmt.Sprintf("at %s: nothing to delete (log start offset %d)", FormatTime(p.Now), p.LogStartOffset)
+		var b strings.Builder
+		fmt.Fprintf(&b, "at %s: nothing to delete (log start offset %d)", FormatTime(p.Now), p.LogStartOffset)
+		p.heldSummary(&b)
+		return b.String()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "at %s: delete %d segment(s), %d bytes", FormatTime(p.Now), len(p.Deletions), p.Bytes())
@@ -87,7 +124,17 @@ func (p Plan) String() string {
 		b.WriteString(", rolling first")
 	}
 	fmt.Fprintf(&b, "; log start offset %d -> %d", p.LogStartOffset, p.NewLogStartOffset)
+	p.heldSummary(&b)
 	return b.String()
+}
+
+// heldSummary appends what the holds keep to a plan's summary.
+func (p Plan) heldSummary(b *strings.Builder) {
+	if len(p.Held) == 0 {
+		return
+	}
+	h := p.Held[0]
+	fmt.Fprintf(b, "; segment %d and %d later segment(s) kept: held by %s", h.BaseOffset, len(p.Held)-1, h.Hold)
 }
 
 // Plan returns what a retention check at now (ms) does to a log in state st,
@@ -111,6 +158,14 @@ func (p Plan) String() string {
 // rule would delete every segment, the log rolls first (RollFirst) and
 // the new empty active segment stays. Plan returns ErrInvalidState for a
 // state that fails Validate.
+//
+// Savepoints (st.Holds) stop every rule at the first segment holding an
+// offset a hold pins: that segment and every later one stay, and Held
+// lists them, each naming its hold and the rule the hold stops, if any.
+// The held segments' bytes still count toward retention.bytes: the size
+// rule deletes what it would before the held segment and nothing from it
+// on, so the log may stay above retention.bytes while the hold is in
+// force.
 func (p Policy) Plan(st LogState, now int64) (Plan, error) {
 	pl, err := p.plan(st, now)
 	if err == nil {
@@ -125,7 +180,54 @@ func (p Policy) plan(st LogState, now int64) (Plan, error) {
 	if err := st.Validate(); err != nil {
 		return Plan{}, err
 	}
-	w := planner{st: st, now: now, lso: st.LogStartOffset}
+	stop, _, held := st.FirstHeld()
+	w := planner{st: st, now: now, lso: st.LogStartOffset, stop: stop}
+	w.rules(p)
+	pl := Plan{
+		Now:               now,
+		LogStartOffset:    st.LogStartOffset,
+		LogEndOffset:      st.LogEndOffset,
+		Deletions:         w.dels,
+		NewLogStartOffset: w.lso,
+		RollFirst:         w.rolled,
+		Holds:             st.Holds,
+	}
+	if held {
+		pl.Held = heldSegments(p, st, now, stop)
+	}
+	return pl, nil
+}
+
+// heldSegments describes the segments from stop, the first pinned one,
+// on, with the rule each hold stops: the rule a plan without the holds
+// deletes it by. Before stop the two plans agree (a hold only ends a
+// rule's walk early, and every rule after it then starts at stop).
+func heldSegments(p Policy, st LogState, now int64, stop int) []HeldSegment {
+	free := planner{st: st, now: now, lso: st.LogStartOffset, stop: len(st.Segments)}
+	free.rules(p)
+	first, _ := st.HoldOn(stop)
+	out := make([]HeldSegment, 0, len(st.Segments)-stop)
+	for i := stop; i < len(st.Segments); i++ {
+		s := st.Segments[i]
+		h := HeldSegment{BaseOffset: s.BaseOffset, NextOffset: st.NextOffset(i), Size: s.Size, Hold: first, HeldBase: st.Segments[stop].BaseOffset}
+		if own, ok := st.HoldOn(i); ok {
+			h.Hold, h.Pinned = own, true
+			h.Explanation = fmt.Sprintf("held by %s, which pins offsets %d to %d", own, own.FirstOffset, own.LastOffset)
+		} else {
+			h.Explanation = fmt.Sprintf("kept: segment %d before it is held by %s, and Kafka deletes only a prefix of the log", h.HeldBase, first)
+		}
+		if i < len(free.dels) {
+			h.Blocked = free.dels[i].Reason
+			h.Explanation += fmt.Sprintf("; without the hold the %s rule would delete it now: %s", h.Blocked, free.dels[i].Explanation)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// rules runs Kafka's three rules, in its order, as p enables them.
+func (w *planner) rules(p Policy) {
+	now := w.now
 	w.run(ReasonLogStartOffset, w.logStartOffsetBreached)
 	if p.Delete() {
 		if p.RetentionBytes >= 0 {
@@ -143,14 +245,6 @@ func (p Policy) plan(st LogState, now int64) (Plan, error) {
 			})
 		}
 	}
-	return Plan{
-		Now:               now,
-		LogStartOffset:    st.LogStartOffset,
-		LogEndOffset:      st.LogEndOffset,
-		Deletions:         w.dels,
-		NewLogStartOffset: w.lso,
-		RollFirst:         w.rolled,
-	}, nil
 }
 
 // tsWhat names what a segment's LargestTimestamp is.
@@ -169,6 +263,7 @@ type planner struct {
 	next   int   // index in st.Segments of the oldest segment left
 	lso    int64 // log start offset so far
 	rolled bool  // the log rolled: only the new empty active segment is left
+	stop   int   // index of the first segment a hold pins (len: none); no rule passes it
 	dels   []Deletion
 }
 
@@ -187,6 +282,9 @@ func (w *planner) run(reason Reason, ok pred) {
 		s := w.st.Segments[i]
 		upper := w.st.NextOffset(i)
 		lastAndEmpty := i == n-1 && s.Size == 0
+		if i >= w.stop {
+			break // held: this segment and, deletion being a prefix, every later one stay
+		}
 		// Kafka evaluates the predicate only when the high watermark
 		// reaches the upper bound (the size rule counts bytes in it).
 		if w.st.HighWatermark < upper {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/timeline"
 )
 
 // SegmentInfo is what retention needs to know about one segment.
@@ -47,6 +48,12 @@ type LogState struct {
 	// replication, the log end offset. Segments are deleted only while it
 	// reaches the next segment's base.
 	HighWatermark int64
+	// Holds are the savepoints in force (timeline.Timeline.Holds): no
+	// rule deletes a segment holding an offset one of them pins, nor any
+	// later segment, since Kafka deletes only a prefix of the log. StateOf
+	// fills it from the log's timeline when the log was opened with one;
+	// otherwise the caller does (timeline.Timeline.Holds).
+	Holds []timeline.Hold
 }
 
 // ErrInvalidState is returned for a LogState that no log can be in.
@@ -82,7 +89,41 @@ func (st LogState) Validate() error {
 	case st.HighWatermark > st.LogEndOffset:
 		return fmt.Errorf("%w: high watermark %d above the log end offset %d", ErrInvalidState, st.HighWatermark, st.LogEndOffset)
 	}
+	for _, h := range st.Holds {
+		// A hold that pins nothing is a mistake upstream; planning as if
+		// it were absent could delete what someone meant to keep.
+		if h.FirstOffset < 0 || h.LastOffset < h.FirstOffset {
+			return fmt.Errorf("%w: %s holds offsets %d to %d", ErrInvalidState, h, h.FirstOffset, h.LastOffset)
+		}
+	}
 	return nil
+}
+
+// HoldOn returns the first of st.Holds that pins an offset of segment i
+// (its offsets [BaseOffset, NextOffset(i))), and whether there is one.
+func (st LogState) HoldOn(i int) (timeline.Hold, bool) {
+	lo, hi := st.Segments[i].BaseOffset, st.NextOffset(i)
+	for _, h := range st.Holds {
+		if lo < hi && h.FirstOffset < hi && h.LastOffset >= lo {
+			return h, true
+		}
+	}
+	return timeline.Hold{}, false
+}
+
+// FirstHeld returns the index of the first segment a hold pins an offset
+// of, and that hold; len(st.Segments) and false when no hold pins a
+// segment of the log. Retention deletes only segments before it.
+func (st LogState) FirstHeld() (int, timeline.Hold, bool) {
+	if len(st.Holds) == 0 {
+		return len(st.Segments), timeline.Hold{}, false
+	}
+	for i := range st.Segments {
+		if h, ok := st.HoldOn(i); ok {
+			return i, h, true
+		}
+	}
+	return len(st.Segments), timeline.Hold{}, false
 }
 
 // Size is the log's size in bytes: the sum of its segments' sizes, as
@@ -107,6 +148,7 @@ func (st LogState) NextOffset(i int) int64 {
 // Clone returns a copy of st that shares nothing with it.
 func (st LogState) Clone() LogState {
 	st.Segments = slices.Clone(st.Segments)
+	st.Holds = slices.Clone(st.Holds)
 	return st
 }
 
@@ -135,6 +177,11 @@ func (st LogState) After(p Plan) LogState {
 // StateOf reads the log's segments and offsets one after the other: call
 // it from the log's writer (retention is a writer's operation), not
 // concurrently with appends.
+//
+// When the log carries its timeline (Log.Timeline), StateOf reads the
+// holds in force there into Holds, so that every plan made from it keeps
+// what a savepoint pins; a timeline it cannot read is an error, not an
+// empty set of holds.
 func StateOf(l *kafkalog.Log) (LogState, error) {
 	segs := l.Segments()
 	st := LogState{
@@ -170,5 +217,27 @@ func StateOf(l *kafkalog.Log) (LogState, error) {
 			LastModified:           mtime,
 		})
 	}
+	if tl := l.Timeline(); tl != nil {
+		holds, err := tl.Holds()
+		if err != nil {
+			return LogState{}, fmt.Errorf("retention: the holds of %s: %w", l.Dir(), err)
+		}
+		st.Holds = holds
+	}
 	return st, st.Validate()
+}
+
+// MergeHolds returns the holds of a and b, each savepoint once (by its
+// instant time), in a's order then b's.
+func MergeHolds(a, b []timeline.Hold) []timeline.Hold {
+	if len(b) == 0 {
+		return a
+	}
+	out := slices.Clone(a)
+	for _, h := range b {
+		if !slices.ContainsFunc(out, func(x timeline.Hold) bool { return x.Savepoint == h.Savepoint }) {
+			out = append(out, h)
+		}
+	}
+	return out
 }

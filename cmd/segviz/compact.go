@@ -20,6 +20,7 @@ import (
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
 	"github.com/segkit/segkit/segment"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -53,6 +54,14 @@ Either way the report has:
     (1 day), and the first clean after it removes it (KIP-534: two passes);
   - where the next clean starts (the new checkpoint: the end of the
     range, or where the offset map filled).
+
+Savepoints ("segviz savepoint") are legal holds: the cleanable range ends
+at the base of the first segment holding an offset a savepoint pins, so no
+clean rewrites that segment or any later one, and the report names the
+savepoint; a hold below the first dirty offset stops every clean (each
+rewrites the log from its start). The holds are DIR's (with --out, the
+copy is cleaned under DIR's holds too). Once released, the next clean runs
+as Kafka's would.
 
 The dry run's numbers are what the real run then does, record for record.
 The dry run reads the files as they are (it checks CRCs, not what only
@@ -203,6 +212,17 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 	hw, hwFrom := highWatermark(fsys, src)
 	if hw > 0 {
 		opt.HighWatermark = hw
+	}
+	// DIR's savepoints: compaction reads the target's own timeline too
+	// (under the lock, for a real run); a copy made with --out has none,
+	// and is cleaned under DIR's.
+	tl, err := timeline.Open(fsys, src, timeline.Options{ReadOnly: true})
+	if err == nil {
+		opt.Holds, err = tl.Holds()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz compact: the timeline of %s cannot be read, so its savepoints are unknown and nothing was written: %v\n", src, err)
+		return retentionErrCode(err)
 	}
 	progress := isTerminal(stderr)
 
@@ -508,6 +528,10 @@ func (c *compactResult) print(w io.Writer) {
 		fmt.Fprintf(w, " at %d, rounded down to its segment", r.FirstUncleanableDirtyOffset)
 	}
 	fmt.Fprintln(w, ")")
+	if h := r.HeldBy; h != nil {
+		fmt.Fprintf(w, "held: segment %d and every later one stay as they are while %s is in force (it pins offsets %d-%d): no clean rewrites them\n",
+			r.HeldBase, h, h.FirstOffset, h.LastOffset)
+	}
 	ratio := fmt.Sprintf("%.4f", r.CleanableRatio)
 	if math.IsNaN(r.CleanableRatio) {
 		ratio = "-"
@@ -605,6 +629,9 @@ func (c *compactResult) printUntil(w io.Writer) {
 	fmt.Fprintf(w, "  compaction removes it no sooner than: %s\n", t(b.NotBefore))
 	if b.Retention != nil {
 		fmt.Fprintf(w, "  retention deletes its segment by: %s\n", t(b.Retention.ReadableUntil))
+	}
+	if b.HeldBy != nil {
+		fmt.Fprintf(w, "  held by: %s, which pins offsets %d-%d: not removed while the hold is in force\n", b.HeldBy, b.HeldBy.FirstOffset, b.HeldBy.LastOffset)
 	}
 	for _, d := range b.DependsOn {
 		fmt.Fprintf(w, "  waits for: %s\n", d)

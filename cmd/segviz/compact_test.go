@@ -473,7 +473,7 @@ func TestCompactJSONFields(t *testing.T) {
 		"checkpoint", "checkpointReset", "firstDirtyOffset", "firstUncleanableDirtyOffset", "firstUncleanableOffset", "uncleanableBy",
 		"cleanBytes", "cleanableBytes", "totalBytes", "dirtyRatio", "minCleanableDirtyRatio", "maxCompactionDelayMs", "needCompactionNow",
 		"cleanable", "why", "endOffset", "mapFull", "mapEntries", "mapCapacity", "deleteHorizonMs",
-		"removed", "stats", "segments", "groups", "kept", "until"}
+		"removed", "stats", "segments", "groups", "kept", "until", "holds", "heldBy", "heldBase"}
 	if got := keys(m); !slices.Equal(got, sorted(want)) {
 		t.Fatalf("fields:\n got %v\nwant %v", got, sorted(want))
 	}
@@ -481,7 +481,7 @@ func TestCompactJSONFields(t *testing.T) {
 		"removed": {"records", "bytes", "superseded", "tombstones", "unkeyed", "aborted", "markers", "batches", "batchesEmptied", "batchesRewritten", "batchesCopied"},
 		"stats":   {"bytesRead", "messagesRead", "invalidMessagesRead", "bytesWritten", "messagesWritten", "mapBytesRead", "mapMessagesRead", "bufferUtilization"},
 		"until": {"offset", "kind", "key", "tombstone", "timestamp", "segmentBase", "activeSegment", "successor", "deleteHorizonMs",
-			"removedByCleanNow", "stampedByCleanNow", "notBefore", "readableUntil", "ifAppendsContinue", "retentionReadableUntil", "dependsOn", "explanation"},
+			"removedByCleanNow", "stampedByCleanNow", "notBefore", "readableUntil", "ifAppendsContinue", "retentionReadableUntil", "dependsOn", "explanation", "heldBy"},
 	}
 	for name, fields := range sub {
 		obj, _ := m[name].(map[string]any)

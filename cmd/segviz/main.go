@@ -38,6 +38,7 @@ func init() {
 		{"append", "append JSON-lines records to a partition directory, creating it", runAppend},
 		{"retention", "show what retention deletes and until when each record can be read; --apply does it", runRetention},
 		{"history", "list the changes segkit recorded in a partition, and what removed an offset", runHistory},
+		{"savepoint", "take, list or release a legal hold on offsets, which retention and compaction keep", runSavepoint},
 		{"compact", "run Kafka's log cleaner once (or --dry-run) and say what it removed", runCompact},
 		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
 		{"version", "print segviz's version (module version, VCS revision) and the Go version", runVersion},

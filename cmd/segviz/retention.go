@@ -55,6 +55,14 @@ every log.retention.check.interval.ms (5 min), the first
 log.initial.task.delay.ms (30 s) after the broker starts; the files stay
 on disk as .deleted for file.delete.delay.ms (60 s) more.
 
+Savepoints ("segviz savepoint") are legal holds: the first segment
+holding an offset a savepoint pins is not deleted by any rule, and neither
+is any later one (Kafka deletes only a prefix). The plan lists each kept
+segment with the savepoint that keeps it and the rule it stops; the held
+segments' bytes still count toward retention.bytes. Their readable-until
+is "never" while the hold is in force, with when they would go were it
+released now. Once released, the next check deletes as Kafka would.
+
 Without --apply, DIR is opened read-only: nothing in it is ever written.
 
 --apply runs the check for real: it takes Kafka's lock of the log
@@ -97,9 +105,17 @@ times in epoch milliseconds:
 
   {"now", "logStartOffset", "newLogStartOffset",
    "deletions": [{"baseOffset", "reason": "time"|"size"|"logStartOffset", "largestTimestamp"}],
-   "segments":  [{"baseOffset", "size", "largestTimestamp", "readableUntil"}]}
+   "segments":  [{"baseOffset", "size", "largestTimestamp", "readableUntil",
+                  "ifAppendsContinue", "heldBy", "ifReleased"}],
+   "holds":     [{"savepoint", "takenAt", "label", "firstOffset", "lastOffset"}],
+   "held":      [{"baseOffset", "savepoint", "label", "pinned", "blocked", "explanation"}]}
 
-("readableUntil" is null for a segment no rule will delete.) With --apply
+("readableUntil" is null for a segment no rule will delete. "holds" are the
+savepoints in force; "held" the segments they keep, "pinned" when the
+segment holds an offset of the savepoint itself, "blocked" the rule the
+hold stops, or null; "heldBy" is the savepoint keeping the segment, or
+null, and "ifReleased" its readable-until were the holds released now.)
+With --apply
 the object is the plan carried out ("segments": the log as it was left)
 plus "applied", "instants" (the instants recorded, as "segviz history
 --json" prints them), "resolved", "removedFiles" and "keptDeleted"; see
@@ -286,6 +302,19 @@ func retentionDir(dir string, cfg config.Config, broker config.Broker, o retenti
 		fmt.Fprintf(stderr, "segviz retention: %s: %v\n", dir, err)
 		return retentionErrCode(err)
 	}
+	// The savepoints in force: read-only, so that the dry run plans what
+	// --apply, which reads them under the lock, carries out.
+	tl, err := timeline.Open(fsys, dir, timeline.Options{ReadOnly: true})
+	if err == nil {
+		var holds []timeline.Hold
+		if holds, err = tl.Holds(); err == nil {
+			state.Holds = retention.MergeHolds(state.Holds, holds)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz retention: the timeline of %s cannot be read, so its savepoints are unknown and no plan is made: %v\n", dir, err)
+		return retentionErrCode(err)
+	}
 	hwFrom := "the log end offset (no replication-offset-checkpoint entry)"
 	if m, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(dir), "replication-offset-checkpoint")); err == nil {
 		if hw, ok := m[l.TopicPartition()]; ok {
@@ -342,6 +371,33 @@ type retentionJSON struct {
 	NewLogStartOffset int64              `json:"newLogStartOffset"`
 	Deletions         []deletionJSON     `json:"deletions"`
 	Segments          []segmentBoundJSON `json:"segments"`
+	// Holds are the savepoints in force, Held the segments they keep.
+	Holds []holdJSON `json:"holds"`
+	Held  []heldJSON `json:"held"`
+}
+
+// holdJSON is a savepoint in force: "savepoint" is its instant time as
+// "segviz savepoint --release" takes it, "takenAt" the same in epoch ms.
+type holdJSON struct {
+	Savepoint   string `json:"savepoint"`
+	TakenAt     int64  `json:"takenAt"`
+	Label       string `json:"label"`
+	FirstOffset int64  `json:"firstOffset"`
+	LastOffset  int64  `json:"lastOffset"`
+}
+
+func holdJSONOf(h timeline.Hold) holdJSON {
+	return holdJSON{Savepoint: h.Savepoint.String(), TakenAt: h.Savepoint.Millis, Label: h.Label, FirstOffset: h.FirstOffset, LastOffset: h.LastOffset}
+}
+
+// heldJSON is a segment a savepoint keeps.
+type heldJSON struct {
+	BaseOffset  int64   `json:"baseOffset"`
+	Savepoint   string  `json:"savepoint"`
+	Label       string  `json:"label"`
+	Pinned      bool    `json:"pinned"`
+	Blocked     *string `json:"blocked"`
+	Explanation string  `json:"explanation"`
 }
 
 type deletionJSON struct {
@@ -359,6 +415,10 @@ type segmentBoundJSON struct {
 	// appended; it differs from ReadableUntil only for an active segment
 	// the check now deletes.
 	IfAppendsContinue *int64 `json:"ifAppendsContinue"`
+	// HeldBy is the savepoint that keeps the segment (null: none);
+	// IfReleased its readable-until were every hold released now.
+	HeldBy     *holdJSON `json:"heldBy"`
+	IfReleased *int64    `json:"ifReleased"`
 }
 
 func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast, st retention.LogState) error {
@@ -371,7 +431,18 @@ func writeRetentionJSON(w io.Writer, plan retention.Plan, fc retention.Forecast,
 func retentionJSONOf(plan retention.Plan, fc retention.Forecast, st retention.LogState) retentionJSON {
 	out := retentionJSON{
 		Now: plan.Now, LogStartOffset: st.LogStartOffset, NewLogStartOffset: plan.NewLogStartOffset,
-		Deletions: []deletionJSON{}, Segments: []segmentBoundJSON{},
+		Deletions: []deletionJSON{}, Segments: []segmentBoundJSON{}, Holds: []holdJSON{}, Held: []heldJSON{},
+	}
+	for _, h := range plan.Holds {
+		out.Holds = append(out.Holds, holdJSONOf(h))
+	}
+	for _, h := range plan.Held {
+		j := heldJSON{BaseOffset: h.BaseOffset, Savepoint: h.Hold.Savepoint.String(), Label: h.Hold.Label, Pinned: h.Pinned, Explanation: h.Explanation}
+		if h.Blocked != "" {
+			r := string(h.Blocked)
+			j.Blocked = &r
+		}
+		out.Held = append(out.Held, j)
 	}
 	for _, d := range plan.Deletions {
 		out.Deletions = append(out.Deletions, deletionJSON{d.BaseOffset, string(d.Reason), d.LargestTimestamp})
@@ -385,6 +456,14 @@ func retentionJSONOf(plan retention.Plan, fc retention.Forecast, st retention.Lo
 		if b.IfAppendsContinue != retention.Never {
 			v := b.IfAppendsContinue
 			s.IfAppendsContinue = &v
+		}
+		if b.HeldBy != nil {
+			h := holdJSONOf(*b.HeldBy)
+			s.HeldBy = &h
+		}
+		if b.IfReleased != retention.Never {
+			v := b.IfReleased
+			s.IfReleased = &v
 		}
 		out.Segments = append(out.Segments, s)
 	}
@@ -430,6 +509,30 @@ func printPlan(w io.Writer, plan retention.Plan) {
 			fmt.Fprintf(w, "  %d (%s): %s\n", d.BaseOffset, d.Reason, d.Explanation)
 		}
 	}
+	printHeld(w, plan)
+}
+
+// printHeld lists the segments savepoints keep, and what they stop.
+func printHeld(w io.Writer, plan retention.Plan) {
+	if len(plan.Held) == 0 {
+		return
+	}
+	stopped := 0
+	for _, h := range plan.Held {
+		if h.Blocked != "" {
+			stopped++
+		}
+	}
+	first := plan.Held[0]
+	stops := "without the holds this check would delete nothing more"
+	if stopped > 0 {
+		stops = "without the holds this check would also delete " + plural(stopped, "segment")
+	}
+	fmt.Fprintf(w, "held: segment %d and the %s after it stay while %s is in force (Kafka deletes only a prefix); %s\n",
+		first.BaseOffset, plural(len(plan.Held)-1, "segment"), first.Hold, stops)
+	for _, h := range plan.Held {
+		fmt.Fprintf(w, "  %d (%s): %s\n", h.BaseOffset, offsetRange(h.BaseOffset, h.NextOffset), h.Explanation)
+	}
 }
 
 // printForecast prints until when each segment can be read.
@@ -445,6 +548,9 @@ func printForecast(w io.Writer, p retention.Policy, fc retention.Forecast) {
 		rule := string(b.Reason)
 		if rule == "" {
 			rule = "-"
+		}
+		if b.HeldBy != nil {
+			rule = "held"
 		}
 		if b.Active {
 			rule += " (active)"
@@ -810,6 +916,7 @@ func retentionApply(name string, cfg config.Config, broker config.Broker, o rete
 	var fc retention.Forecast
 	if checkErr == nil {
 		after, err := retention.StateOf(l)
+		after.Holds = retention.MergeHolds(after.Holds, rep.Plan.Holds)
 		if err == nil {
 			fc, err = retention.ReadableUntil(after, p, sched, o.now)
 		}
@@ -886,6 +993,7 @@ func printApply(w io.Writer, dir, hwFrom string, p retention.Policy, sched reten
 	printRetentionHeader(w, dir, rep.State, hwFrom, p, sched, plan.Now)
 	if len(plan.Deletions) == 0 {
 		fmt.Fprintf(w, "applied: the check deleted nothing (log start offset stays %d); nothing recorded\n", rep.LogStartOffset)
+		printHeld(w, plan)
 		return
 	}
 	roll := ""
@@ -897,6 +1005,7 @@ func printApply(w io.Writer, dir, hwFrom string, p retention.Policy, sched reten
 	for _, d := range plan.Deletions {
 		fmt.Fprintf(w, "  %d (%s, %s): %s\n", d.BaseOffset, offsetRange(d.BaseOffset, d.NextOffset), d.Reason, d.Explanation)
 	}
+	printHeld(w, plan)
 	if len(rep.Instants) > 0 {
 		fmt.Fprintf(w, "recorded in %s/%s (see \"segviz history %s\"):\n", dir, timeline.DirName, dir)
 		for _, inst := range rep.Instants {

@@ -126,12 +126,29 @@ type jsonOut struct {
 		LargestTimestamp int64  `json:"largestTimestamp"`
 	} `json:"deletions"`
 	Segments []struct {
-		BaseOffset        int64  `json:"baseOffset"`
-		Size              int64  `json:"size"`
-		LargestTimestamp  int64  `json:"largestTimestamp"`
-		ReadableUntil     *int64 `json:"readableUntil"`
-		IfAppendsContinue *int64 `json:"ifAppendsContinue"`
+		BaseOffset        int64            `json:"baseOffset"`
+		Size              int64            `json:"size"`
+		LargestTimestamp  int64            `json:"largestTimestamp"`
+		ReadableUntil     *int64           `json:"readableUntil"`
+		IfAppendsContinue *int64           `json:"ifAppendsContinue"`
+		HeldBy            *json.RawMessage `json:"heldBy"`
+		IfReleased        *int64           `json:"ifReleased"`
 	} `json:"segments"`
+	Holds []struct {
+		Savepoint   string `json:"savepoint"`
+		TakenAt     int64  `json:"takenAt"`
+		Label       string `json:"label"`
+		FirstOffset int64  `json:"firstOffset"`
+		LastOffset  int64  `json:"lastOffset"`
+	} `json:"holds"`
+	Held []struct {
+		BaseOffset  int64   `json:"baseOffset"`
+		Savepoint   string  `json:"savepoint"`
+		Label       string  `json:"label"`
+		Pinned      bool    `json:"pinned"`
+		Blocked     *string `json:"blocked"`
+		Explanation string  `json:"explanation"`
+	} `json:"held"`
 }
 
 func TestRetentionCommandJSON(t *testing.T) {

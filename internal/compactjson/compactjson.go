@@ -6,6 +6,7 @@ import (
 
 	"github.com/segkit/segkit/compaction"
 	"github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/timeline"
 )
 
 // Report is what a clean at Now would do, or did: the cleanable range, the
@@ -62,6 +63,28 @@ type Report struct {
 	Kept []Kept `json:"kept"`
 	// Until answers a question about one offset (null without one).
 	Until *Until `json:"until"`
+	// Holds are the savepoints in force; HeldBy is the one pinning the
+	// first held segment, whose base is HeldBase (both null when no hold
+	// pins a segment): no clean rewrites that segment or any later one.
+	Holds    []Hold `json:"holds"`
+	HeldBy   *Hold  `json:"heldBy"`
+	HeldBase *int64 `json:"heldBase"`
+}
+
+// Hold is a savepoint in force: Savepoint is its instant time as
+// "segviz savepoint --release" takes it (17 digits), TakenAt the same in
+// epoch ms.
+type Hold struct {
+	Savepoint   string `json:"savepoint"`
+	TakenAt     int64  `json:"takenAt"`
+	Label       string `json:"label"`
+	FirstOffset int64  `json:"firstOffset"`
+	LastOffset  int64  `json:"lastOffset"`
+}
+
+// HoldOf is the view of h.
+func HoldOf(h timeline.Hold) Hold {
+	return Hold{Savepoint: h.Savepoint.String(), TakenAt: h.Savepoint.Millis, Label: h.Label, FirstOffset: h.FirstOffset, LastOffset: h.LastOffset}
 }
 
 // Removal counts what a clean removes, by reason.
@@ -130,6 +153,8 @@ type Until struct {
 	RetentionReadableUntil *int64   `json:"retentionReadableUntil"`
 	DependsOn              []string `json:"dependsOn"`
 	Explanation            string   `json:"explanation"`
+	// HeldBy is the savepoint that keeps the record (null when none does).
+	HeldBy *Hold `json:"heldBy"`
 }
 
 // FromReport is the view of r, with the answer b about one offset (nil for
@@ -145,7 +170,14 @@ func FromReport(r *compaction.Report, b *compaction.RecordBound) Report {
 		Removed: RemovalOf(r.Removed),
 		Stats: Stats{r.Stats.BytesRead, r.Stats.MessagesRead, r.Stats.InvalidMessagesRead, r.Stats.BytesWritten, r.Stats.MessagesWritten,
 			r.Stats.MapBytesRead, r.Stats.MapMessagesRead, r.Stats.BufferUtilization},
-		Groups: []Group{}, Kept: []Kept{},
+		Groups: []Group{}, Kept: []Kept{}, Holds: []Hold{},
+	}
+	for _, h := range r.Holds {
+		j.Holds = append(j.Holds, HoldOf(h))
+	}
+	if r.HeldBy != nil {
+		h := HoldOf(*r.HeldBy)
+		j.HeldBy, j.HeldBase = &h, ptr(r.HeldBase)
 	}
 	if !math.IsNaN(r.CleanableRatio) { // 0/0 for a log without bytes: JSON has no NaN
 		v := r.CleanableRatio
@@ -196,6 +228,10 @@ func UntilOf(b *compaction.RecordBound) *Until {
 	}
 	if b.Retention != nil {
 		u.RetentionReadableUntil = Time(b.Retention.ReadableUntil)
+	}
+	if b.HeldBy != nil {
+		h := HoldOf(*b.HeldBy)
+		u.HeldBy = &h
 	}
 	return u
 }

@@ -29,10 +29,13 @@ type Report struct {
 }
 
 // Check runs one retention check on l at now (ms since the epoch) under
-// policy p, for real: it plans (p.Plan over retention.StateOf(l)), carries
-// the plan out as Apply does and records it in tl. The high watermark is
-// the log's: set it with l.SetHighWatermark first to plan as a replicated
-// partition.
+// policy p, for real: it plans (p.Plan over retention.StateOf(l), with
+// the holds in force in tl), carries the plan out as Apply does and
+// records it in tl. The high watermark is the log's: set it with
+// l.SetHighWatermark first to plan as a replicated partition. A segment a
+// savepoint holds, and every later one, stays (Plan.Held says which and
+// why); once the savepoint is released, the next Check deletes them as
+// Kafka would.
 //
 // On an error the report holds what was planned and the instants already
 // completed; an instant the error interrupted is rolled back when nothing
@@ -42,11 +45,21 @@ func Check(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, now int64
 	if err != nil {
 		return Report{LogStartOffset: l.LogStartOffset()}, err
 	}
+	if tl != l.Timeline() { // StateOf read the log's own timeline's holds
+		holds, err := tl.Holds()
+		if err != nil {
+			return Report{LogStartOffset: l.LogStartOffset()}, fmt.Errorf("retentionapply: read the savepoints, so nothing was deleted: %w", err)
+		}
+		st.Holds = retention.MergeHolds(st.Holds, holds)
+	}
 	plan, err := p.Plan(st, now)
 	if err != nil {
 		return Report{State: st, LogStartOffset: l.LogStartOffset()}, err
 	}
-	insts, err := Apply(l, tl, p, plan)
+	// The plan was made under the caller's lock with tl's holds: no
+	// savepoint can have been taken since, so apply need not read them
+	// again.
+	insts, err := apply(l, tl, p, plan, plan.Holds)
 	return Report{State: st, Plan: plan, Instants: insts, LogStartOffset: l.LogStartOffset()}, err
 }
 
@@ -57,8 +70,24 @@ func Check(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, now int64
 // offset it left; before the rule that deletes every segment, when the
 // plan rolls first, a roll instant around l.Roll. It returns the completed
 // instants, in order.
+//
+// Apply first reads the holds in force in tl and refuses, recording and
+// changing nothing, a plan that deletes an offset one of them (or one of
+// plan.Holds) pins: an error matching retention.ErrHeld.
 func Apply(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, plan retention.Plan) ([]timeline.Instant, error) {
+	holds, err := tl.Holds()
+	if err != nil {
+		return nil, fmt.Errorf("retentionapply: read the savepoints, so nothing was deleted: %w", err)
+	}
+	return apply(l, tl, p, plan, retention.MergeHolds(plan.Holds, holds))
+}
+
+// apply is Apply with the holds in force already read.
+func apply(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, plan retention.Plan, holds []timeline.Hold) ([]timeline.Instant, error) {
 	var done []timeline.Instant
+	if err := retention.CheckHolds(plan, holds); err != nil {
+		return nil, err
+	}
 	cfg := timeline.RetentionConfig{RetentionMs: p.RetentionMs, RetentionBytes: p.RetentionBytes, FileDeleteDelayMs: p.FileDeleteDelayMs}
 	gs := groups(plan.Deletions)
 	for gi, g := range gs {
@@ -76,7 +105,7 @@ func Apply(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, plan rete
 		oldStart := l.LogStartOffset()
 		sub := retention.Plan{
 			Now: plan.Now, LogStartOffset: oldStart, LogEndOffset: l.LogEndOffset(),
-			Deletions: g, NewLogStartOffset: max(oldStart, last.NextOffset),
+			Deletions: g, NewLogStartOffset: max(oldStart, last.NextOffset), Holds: holds,
 		}
 		clean := &timeline.Clean{
 			Rule: string(g[0].Reason), Config: cfg, Now: plan.Now,

@@ -29,6 +29,16 @@
 // timeline.ActionRoll instant (reason RollReason), completed before the
 // clean that follows it begins.
 //
+// # Savepoints
+//
+// Check plans with the holds in force in tl (timeline.Timeline.Holds):
+// the first segment a savepoint pins an offset of stays, and so does
+// every later one (Plan.Held names the hold for each). Apply reads the
+// holds again and refuses, recording nothing, a plan that deletes a
+// pinned offset (retention.ErrHeld). The caller's lock keeps a savepoint
+// from being taken between the two. Releasing a savepoint is itself an
+// instant; the next Check then deletes as Kafka would.
+//
 // # The .deleted files
 //
 // retention.Apply renames the deleted segments' files to .deleted; the
