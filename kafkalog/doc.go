@@ -45,9 +45,10 @@
 // or requested — the segment it closed and the new base), made durable by
 // Flush, MaybeFlush and Close; each TruncateTo as a truncate instant,
 // requested and inflight before the first file changes and completed
-// after the last sync; and a recovery instant when the load recovered,
-// deleted or swapped anything. A writable Open resolves the instants an
-// earlier run left pending, from what the loaded log shows (a clean whose
+// after the last sync; and a recovery instant when the load cut,
+// deleted or swapped anything, or rechecked segments after an unclean
+// shutdown. A writable Open resolves the instants an earlier run left
+// pending, from what the loaded log shows (a clean whose
 // log start offset move is durable is completed, a truncation whose log
 // end offset moved is completed with the end it reached, a compaction
 // with the cleaned segments the loader swapped in; anything else is

@@ -64,7 +64,8 @@ type Options struct {
 	// (package timeline, in <dir>/.segkit/timeline): every roll (noted,
 	// made durable by Flush and Close — see timeline.Timeline.Note),
 	// every TruncateTo (requested, inflight, completed), and a recovery
-	// when the load changed anything. A writable Open resolves the
+	// when the load cut, deleted or swapped anything, or rechecked
+	// segments after an unclean shutdown. A writable Open resolves the
 	// instants an earlier run left pending (LoadReport.Resolved) and
 	// records the rolls whose noted instants a crash lost. A read-only
 	// Open opens the timeline read-only (Log.Timeline), for its holds

@@ -75,13 +75,20 @@ func (l *Log) afterLoad() error {
 	return l.recordLostRolls()
 }
 
-// recordRecovery records a recovery instant when the load changed or
-// rechecked anything. The loader's changes are idempotent (a crash in the
-// middle of them makes the next load redo them), so the instant is
-// written after them, requested and completed at once.
+// recordRecovery records a recovery instant when the load changed files
+// or, after an unclean shutdown, rechecked segments. Rebuilding the
+// indexes of a cleanly shut down segment cuts nothing (Kafka creates an
+// empty active segment's indexes lazily, so every clean open after a roll
+// rebuilds them) and is not recorded. The loader's changes are idempotent
+// (a crash in the middle of them makes the next load redo them), so the
+// instant is written after them, requested and completed at once.
 func (l *Log) recordRecovery() error {
 	r := l.load
-	if len(r.Recovered) == 0 && len(r.Deleted) == 0 && len(r.Renamed) == 0 && len(r.Replaced) == 0 {
+	cut := false
+	for _, s := range r.Recovered {
+		cut = cut || s.Result.Truncated > 0
+	}
+	if !cut && len(r.Deleted) == 0 && len(r.Renamed) == 0 && len(r.Replaced) == 0 && (r.CleanShutdown || len(r.Recovered) == 0) {
 		return nil
 	}
 	p := &timeline.Recovery{

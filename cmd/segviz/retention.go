@@ -860,23 +860,26 @@ func retentionApply(name string, cfg config.Config, broker config.Broker, o rete
 	}
 	defer lock.Close() // after the log's Close: the lock goes last
 	clk := fixedClock(o.now)
-	tl, err := timeline.Open(fsys, dir, timeline.Options{Clock: clk})
-	if err != nil {
+	// The timeline is checked first: a damaged one stops the command
+	// before the log is opened for writing (which records on it, and
+	// resolves what an interrupted run left pending).
+	if _, err := timeline.Open(fsys, dir, timeline.Options{ReadOnly: true}); err != nil {
 		fmt.Fprintf(stderr, "segviz retention: the timeline of %s cannot be read, so nothing was deleted: %v\n", dir, err)
 		return exitFailure
 	}
-	if later, err := tl.Instants(timeline.Filter{Since: timeline.InstantTime{Millis: o.now + 1}}); err == nil && len(later) > 0 {
-		last := later[len(later)-1]
-		fmt.Fprintf(stderr, "segviz retention: warning: the timeline has an instant at %s, after --now %s: instant times only increase, so this check's instants are stamped after it\n",
-			retention.FormatTime(last.Time.Millis), retention.FormatTime(o.now))
-	}
-	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Locked: true, Clock: clk})
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Locked: true, Clock: clk, Timeline: true})
 	if err != nil {
 		if code := writerError("retention", err, stderr); code >= 0 {
 			return code
 		}
 		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
 		return exitFailure
+	}
+	tl := l.Timeline()
+	if later, err := tl.Instants(timeline.Filter{Since: timeline.InstantTime{Millis: o.now + 1}}); err == nil && len(later) > 0 {
+		last := later[len(later)-1]
+		fmt.Fprintf(stderr, "segviz retention: warning: the timeline has an instant at %s, after --now %s: instant times only increase, so this check's instants are stamped after it\n",
+			retention.FormatTime(last.Time.Millis), retention.FormatTime(o.now))
 	}
 	closed := false
 	defer func() {
@@ -890,20 +893,14 @@ func retentionApply(name string, cfg config.Config, broker config.Broker, o rete
 		fmt.Fprintf(stderr, "segviz retention: %v\n", err)
 		return exitFailure
 	}
-	resolved, err := retentionapply.ResolvePending(l, tl)
+	// The engine's Open resolved the instants an interrupted run left.
+	resolved := l.LoadReport().Resolved
 	for _, r := range resolved {
 		what := "rolled back"
 		if r.Completed {
 			what = "completed"
 		}
 		fmt.Fprintf(stderr, "segviz retention: %s the %s instant %s an interrupted run left %s: %s\n", what, r.Instant.Action, r.Instant.Time, r.Instant.State, r.Why)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "segviz retention: %v; nothing was deleted\n", err)
-		return exitFailure
-	}
-	for _, x := range tl.Pending() {
-		fmt.Fprintf(stderr, "segviz retention: warning: instant %s is left pending; the code that writes %s instants resolves it\n", x.Instant(), x.Instant().Action)
 	}
 	hwFrom := "the log end offset (no replication-offset-checkpoint entry)"
 	if m, err := checkpoint.ReadOffsets(fsys, path.Join(path.Dir(dir), checkpoint.ReplicationOffsetFile)); err == nil {

@@ -39,7 +39,8 @@ type Report struct {
 //
 // On an error the report holds what was planned and the instants already
 // completed; an instant the error interrupted is rolled back when nothing
-// had changed yet, and otherwise left inflight, for ResolvePending.
+// had changed yet, and otherwise left inflight, for the next open of the
+// log with its timeline (kafkalog Options.Timeline) to resolve.
 func Check(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, now int64) (Report, error) {
 	st, err := retention.StateOf(l)
 	if err != nil {
@@ -135,8 +136,26 @@ func apply(l *kafkalog.Log, tl *timeline.Timeline, p retention.Policy, plan rete
 }
 
 // roll rolls the log before a deletion of every segment, as a roll
-// instant; closed is the active segment it closes.
+// instant; closed is the active segment it closes. When tl is the log's
+// own timeline (kafkalog Options.Timeline), the engine records the roll
+// (l.RollFor, with RollReason); otherwise roll records it around l.Roll.
 func roll(l *kafkalog.Log, tl *timeline.Timeline, closed timeline.SegmentRef) (timeline.Instant, error) {
+	if tl == l.Timeline() {
+		base := l.LogEndOffset()
+		if err := l.RollFor(RollReason); err != nil {
+			return timeline.Instant{}, fmt.Errorf("retentionapply: roll before deleting every segment: %w", err)
+		}
+		rolls, err := tl.Instants(timeline.Filter{Actions: []timeline.Action{timeline.ActionRoll}})
+		if err != nil {
+			return timeline.Instant{}, fmt.Errorf("retentionapply: read the roll's instant: %w", err)
+		}
+		for i := len(rolls) - 1; i >= 0; i-- {
+			if r, ok := rolls[i].Result.(*timeline.Roll); ok && r.NewBaseOffset == base && r.Reason == RollReason {
+				return rolls[i], nil
+			}
+		}
+		return timeline.Instant{}, fmt.Errorf("retentionapply: the log rolled at %d, but its timeline has no roll instant for it", base)
+	}
 	r := &timeline.Roll{Reason: RollReason, Closed: &closed, NewBaseOffset: l.LogEndOffset()}
 	x, err := tl.Begin(timeline.ActionRoll, r)
 	if err != nil {
@@ -187,85 +206,4 @@ func groups(ds []retention.Deletion) [][]retention.Deletion {
 // timestamp the time rule compared.
 func ref(d retention.Deletion) timeline.SegmentRef {
 	return timeline.SegmentRef{BaseOffset: d.BaseOffset, NextOffset: d.NextOffset, Size: d.Size, LargestTimestamp: d.LargestTimestamp}
-}
-
-// Resolution is what ResolvePending did with one pending instant.
-type Resolution struct {
-	// Instant is the instant as it was pending.
-	Instant timeline.Instant
-	// Completed says it was completed (its changes were in place);
-	// otherwise it was rolled back (it had changed nothing).
-	Completed bool
-	// Why says how that was decided.
-	Why string
-}
-
-// ResolvePending finishes the clean and roll instants that an earlier run
-// left requested or inflight (see the package doc): each is completed when
-// its change is in place in l, and rolled back when it had made none.
-// Instants of other actions are left as they are. Call it with the
-// partition's lock held, after opening l, before the next check.
-func ResolvePending(l *kafkalog.Log, tl *timeline.Timeline) ([]Resolution, error) {
-	var out []Resolution
-	for _, x := range tl.Pending() {
-		inst := x.Instant()
-		if inst.Action != timeline.ActionClean && inst.Action != timeline.ActionRoll {
-			continue
-		}
-		r := Resolution{Instant: inst}
-		var result timeline.Payload
-		switch c := inst.Plan.(type) {
-		case nil:
-			continue // no plan to check against
-		case *timeline.Clean:
-			if inst.State == timeline.Requested {
-				r.Why = "it was requested, never inflight: nothing had changed"
-				break
-			}
-			if start := l.LogStartOffset(); start >= c.NewLogStartOffset {
-				r.Completed, result = true, c
-				r.Why = fmt.Sprintf("the log start offset is %d, at or past the planned %d: the deletion took effect (segments still on disk go at the next check, by the log start offset rule)", start, c.NewLogStartOffset)
-			} else {
-				r.Why = fmt.Sprintf("the log start offset is %d, below the planned %d: the deletion had not begun (its first change is that move)", start, c.NewLogStartOffset)
-			}
-		case *timeline.Roll:
-			if inst.State == timeline.Requested {
-				r.Why = "it was requested, never inflight: nothing had changed"
-				break
-			}
-			if rolledAt(l, c.NewBaseOffset) {
-				r.Completed, result = true, c
-				r.Why = fmt.Sprintf("the log has a segment at %d: the roll took effect", c.NewBaseOffset)
-			} else {
-				r.Why = fmt.Sprintf("the log has no segment at %d: the roll had not taken effect", c.NewBaseOffset)
-			}
-		default:
-			continue // not a plan this package writes
-		}
-		var err error
-		if r.Completed {
-			err = x.Complete(result)
-		} else {
-			err = x.Rollback("resolved by the next retention check: " + r.Why)
-		}
-		if err != nil {
-			return out, fmt.Errorf("retentionapply: resolve instant %s: %w", inst.Time, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// rolledAt reports whether the log rolled at base: a segment starts there,
-// or the log start offset has passed it.
-func rolledAt(l *kafkalog.Log, base int64) bool {
-	if l.LogStartOffset() > base {
-		return true
-	}
-	for _, s := range l.Segments() {
-		if s.BaseOffset() == base {
-			return true
-		}
-	}
-	return false
 }

@@ -197,7 +197,8 @@ func TestCheck(t *testing.T) {
 }
 
 // TestResolvePending leaves instants as a crash would, at each point of
-// the protocol, and checks what the next run makes of them.
+// the protocol, and checks what the next run makes of them: the engine's
+// Open with its timeline (kafkalog Options.Timeline) resolves them.
 func TestResolvePending(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -235,19 +236,22 @@ func TestResolvePending(t *testing.T) {
 			l, tl, clk, mem := newLog(t, map[string]string{config.RetentionMs: "5000"})
 			x := tt.crash(t, l, tl)
 			pendingAt := x.Instant().Time
-			// The next run opens the timeline again (the crashed run's
-			// Timeline is gone) and resolves it.
-			tl2, err := timeline.Open(mem, dir, timeline.Options{Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := len(tl2.Pending()); n != 1 {
+			if n := len(tl.Pending()); n != 1 {
 				t.Fatalf("%d pending, want 1", n)
 			}
-			res, err := retentionapply.ResolvePending(l, tl2)
+			// The next run opens the log again with its timeline (the
+			// crashed run's Timeline is gone), which resolves it.
+			cfg := l.Config()
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			l, err := kafkalog.Open(mem, dir, cfg, kafkalog.Options{Clock: clk, Timeline: true})
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer l.Close()
+			tl2 := l.Timeline()
+			res := l.LoadReport().Resolved
 			if len(res) != 1 || res[0].Instant.Time != pendingAt || res[0].Completed != tt.wantCompleted || res[0].Why == "" {
 				t.Fatalf("resolutions %+v, want one, completed %v", res, tt.wantCompleted)
 			}

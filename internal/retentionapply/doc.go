@@ -3,10 +3,9 @@
 // "segviz retention --apply", in a package so that tests drive it over a
 // simulated clock as the command runs it once.
 //
-//	l, _ := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Locked: true, Clock: clk})
-//	tl, _ := timeline.Open(fsys, dir, timeline.Options{Clock: clk})
-//	res, _ := retentionapply.ResolvePending(l, tl)    // what an interrupted run left
-//	rep, err := retentionapply.Check(l, tl, policy, now)
+//	l, _ := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Locked: true, Clock: clk, Timeline: true})
+//	// l.LoadReport().Resolved: what Open did with an interrupted run's instants
+//	rep, err := retentionapply.Check(l, l.Timeline(), policy, now)
 //	// rep.Plan: what was deleted; rep.Instants: what was recorded
 //
 // # What a check records
@@ -27,7 +26,8 @@
 // .deleted, the directory sync). When a rule deletes every segment,
 // Kafka's deleteSegments rolls first: that roll is its own
 // timeline.ActionRoll instant (reason RollReason), completed before the
-// clean that follows it begins.
+// clean that follows it begins — noted by the engine (l.RollFor) when tl is
+// the log's own timeline, begun and completed around l.Roll otherwise.
 //
 // # Savepoints
 //
@@ -50,8 +50,9 @@
 // # Interrupted runs
 //
 // A crash, or an error midway, leaves the instant requested or inflight.
-// ResolvePending, called with the partition's lock held before the next
-// check, finishes the Clean and Roll instants an earlier run left:
+// The next kafkalog.Open of the partition with Options.Timeline (under
+// the partition's lock, before the next check) finishes the instants an
+// earlier run left (LoadReport.Resolved), from what the loaded log shows:
 //
 //   - requested: nothing had changed (Inflight precedes the first change),
 //     so it is rolled back;
@@ -65,11 +66,11 @@
 //     new base offset (or its start offset has passed it), rolled back
 //     otherwise.
 //
-// Instants of other actions are left to the code that writes them.
+// (kafkalog's doc says how it judges the other actions.)
 //
 // # Concurrency
 //
-// Like retention.Apply, Check and ResolvePending change the log and must
+// Like retention.Apply, Check changes the log and must
 // not run concurrently with appends to it; the caller holds the
 // partition's lock (kafkalog.LockPartition) for the log and the timeline.
 package retentionapply
