@@ -23,9 +23,12 @@ const historyHelp = `Usage: segviz history [--json] DIR
        segviz history --import FILE [--import FILE]... [--tz ZONE] [--broker-dir D] [--json] DIR
 
 Prints the timeline of the partition directory DIR: every change segkit
-made to it and recorded in DIR/.segkit/timeline (today: the deletions and
-rolls of "segviz retention --apply"), one completed instant a line, in the
-order they were begun, with what each did.
+made to it and recorded in DIR/.segkit/timeline — the rolls of "segviz
+append" and of the engine (kafkalog with its timeline), the deletions of
+"segviz retention --apply", the cleans of "segviz compact", truncations,
+recoveries, savepoints and restores, and what --import brought in from a
+broker's log — one completed instant a line, in the order they were
+begun, with what each did.
 
   --since T    only the instants begun at or after T
   --time T     only the instants begun in the millisecond T (the times
@@ -35,8 +38,9 @@ order they were begun, with what each did.
                and which recorded roll closed its segment
 
 T is epoch milliseconds or an RFC 3339 time. Instants left requested or
-inflight by an interrupted run are not listed (the next "segviz retention
---apply" resolves them); the text says how many there are.
+inflight by an interrupted run are not listed (the next segviz command
+that writes the partition resolves them); the text says how many there
+are.
 
 For an offset below the log start offset that no instant removed, the
 answer is that something segkit did not record removed it: a broker's
@@ -176,7 +180,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if pending > 0 {
-			fmt.Fprintf(stderr, "segviz history: %s left requested or inflight by an interrupted run, not listed: the next \"segviz retention --apply\" resolves them\n", plural(pending, "instant"))
+			fmt.Fprintf(stderr, "segviz history: %s left requested or inflight by an interrupted run, not listed: the next segviz command that writes the partition resolves them\n", plural(pending, "instant"))
 		}
 		return exitOK
 	}
@@ -233,7 +237,7 @@ func printHistory(w io.Writer, dir string, insts []timeline.Instant, pending int
 		tw.Flush()
 	}
 	if pending > 0 {
-		fmt.Fprintf(w, "%s left requested or inflight by an interrupted run, not listed: the next \"segviz retention --apply\" resolves them\n", plural(pending, "instant"))
+		fmt.Fprintf(w, "%s left requested or inflight by an interrupted run, not listed: the next segviz command that writes the partition resolves them\n", plural(pending, "instant"))
 	}
 }
 

@@ -55,7 +55,8 @@ func PayloadOf(inst timeline.Instant) timeline.Payload {
 }
 
 // Summary says in one line what an instant did: the WHAT column of
-// `segviz history` and the lane's label.
+// `segviz history` and the lane's label. A payload it has no sentence
+// for is printed as its JSON.
 func Summary(inst timeline.Instant) string {
 	p := PayloadOf(inst)
 	switch x := p.(type) {
@@ -74,23 +75,6 @@ func Summary(inst timeline.Instant) string {
 		return s
 	case *timeline.Rollback:
 		return fmt.Sprintf("rolled back the %s instant %s (%s): %s", x.InstantAction, x.Instant, x.InstantState, x.Reason)
-	case nil:
-		return "-"
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return "-"
-	}
-	return string(b)
-}
-
-// Brief says in one short line what an instant did, for the lane's
-// labels: Summary for the actions it describes in words (roll, clean,
-// rollback), and a sentence of the payload's main fields for the others,
-// which Summary prints as their whole JSON (a savepoint lists every
-// segment of the log).
-func Brief(inst timeline.Instant) string {
-	switch x := PayloadOf(inst).(type) {
 	case *timeline.Savepoint:
 		if x.Release != nil {
 			return fmt.Sprintf("released the hold of savepoint %q (%s) on offsets %d-%d", x.Label, *x.Release, x.FirstOffset, x.LastOffset)
@@ -110,8 +94,14 @@ func Brief(inst timeline.Instant) string {
 		return fmt.Sprintf("restored to savepoint %s: log end offset %d -> %d", x.Savepoint, x.OldLogEndOffset, x.NewLogEndOffset)
 	case *timeline.Tier:
 		return "tiered storage"
+	case nil:
+		return "-"
 	}
-	return Summary(inst)
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "-"
+	}
+	return string(b)
 }
 
 // OffsetRange prints [base, next) as "offsets base-last", or "empty".

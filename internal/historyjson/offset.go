@@ -265,7 +265,7 @@ func (a Answer) Text(dir string) string {
 	case a.Readable && n >= f.ActiveBase:
 		fmt.Fprintf(&b, "  written into the active segment %d, which still takes appends\n", f.ActiveBase)
 	case a.Readable || a.Removed != nil:
-		fmt.Fprintln(&b, "  the roll that closed its segment is not recorded (the engine's own rolls, at segment.bytes or segment.ms, are not in the timeline)")
+		fmt.Fprintln(&b, "  the roll that closed its segment is not recorded (it was made by a broker, or by a writer that kept no timeline, or before the timeline began)")
 	}
 	return b.String()
 }

@@ -42,7 +42,7 @@ type TimelineJSON struct {
 // --json` prints for it (instant, completed, action, state, imported,
 // detail) — where "instant" and "completed" (epoch ms) are the start and
 // the end the lane draws — with its full instant times (17 digits, the
-// names `segviz history` prints), a one-line summary (historyjson.Brief:
+// names `segviz history` prints), a one-line summary (historyjson.Summary:
 // `segviz history`'s WHAT column, shortened for the actions that column
 // prints as JSON) and the offsets it touched.
 type TimelineInstantJSON struct {
@@ -57,7 +57,7 @@ type TimelineInstantJSON struct {
 func timelineInstant(inst timeline.Instant) TimelineInstantJSON {
 	out := TimelineInstantJSON{
 		Instant: historyjson.InstantOf(inst), InstantTime: inst.Time.String(), CompletedTime: inst.Completed.String(),
-		Summary: historyjson.Brief(inst), Offsets: historyjson.Affects(inst),
+		Summary: historyjson.Summary(inst), Offsets: historyjson.Affects(inst),
 	}
 	if out.Offsets == nil {
 		out.Offsets = []historyjson.Range{}

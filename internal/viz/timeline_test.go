@@ -221,7 +221,7 @@ func TestTimelineMatchesInstants(t *testing.T) {
 	for i, inst := range insts {
 		want := roundTrip[TimelineInstantJSON](t, TimelineInstantJSON{
 			Instant: historyjson.InstantOf(inst), InstantTime: inst.Time.String(), CompletedTime: inst.Completed.String(),
-			Summary: historyjson.Brief(inst), Offsets: historyjson.Affects(inst),
+			Summary: historyjson.Summary(inst), Offsets: historyjson.Affects(inst),
 		})
 		if want.Offsets == nil {
 			want.Offsets = []historyjson.Range{}
