@@ -206,7 +206,8 @@ func (c timelineClock) Now() time.Time { return c.c.Now() }
 
 // timelineWorkload appends to a log with a timeline and small segments,
 // flushing every 20 appends and truncating once; it remembers the roll
-// instants a Flush made durable.
+// instants a Flush made durable. The timeline holds prefilled instants
+// first, so that the workload's own make it archive.
 type timelineWorkload struct {
 	durable   map[timeline.InstantTime]bool // roll instants acknowledged durable
 	truncated bool                          // TruncateTo returned
@@ -215,9 +216,44 @@ type timelineWorkload struct {
 
 const afterTruncation = 10_000 // the key numbers appended after the truncation
 
+// tlSegmentBytes rolls every sixth append or so.
+const tlSegmentBytes = 1200
+
+// prefilled is how many completed instants the timeline holds before the
+// workload: just under timeline.DefaultArchiveAfter, so that the
+// workload's rolls make it archive. They are tier instants, which no code
+// acts on.
+const prefilled = timeline.DefaultArchiveAfter - 5
+
+// prefill writes the prefilled instants into a new partition directory.
+func prefill(t *testing.T, m *vfs.Mem) {
+	t.Helper()
+	if err := m.MkdirAll("logs/tl-0", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := timeline.Open(m, "logs/tl-0", timeline.Options{Clock: timelineClock{&clock{ms: 1_600_000_000_000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range prefilled {
+		x, err := tl.Begin(timeline.ActionTier, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Complete(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{".", "logs", "logs/tl-0"} {
+		if err := vfs.SyncDir(m, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func (w *timelineWorkload) run(t *testing.T, fsys vfs.FS, c *clock) error {
 	w.durable = map[timeline.InstantTime]bool{}
-	cfg := smallConfig(t, 1200)
+	cfg := smallConfig(t, tlSegmentBytes)
 	l, err := kafkalog.Open(fsys, "logs/tl-0", cfg, kafkalog.Options{Clock: c, Timeline: true})
 	if err != nil {
 		return err
@@ -268,15 +304,19 @@ func (w *timelineWorkload) run(t *testing.T, fsys vfs.FS, c *clock) error {
 // with a completed truncate instant, and with one, no record from before
 // it remains at or past its new end, and without one every record
 // flushed before it is there; every roll instant a Flush made durable is
-// there.
+// there. The workload's rolls make the timeline archive its oldest
+// instants, so crashes in the middle of archival are among the points.
 func TestTimelineCrashAtEveryWritePoint(t *testing.T) {
 	stride := *crashStride
 	if testing.Short() {
 		stride = max(stride, 7)
 	}
 	points, images, recovered := 0, 0, 0
+	base := vfs.NewMem()
+	prefill(t, base)
+	archived := false
 	for k := 0; ; k += stride {
-		mem := vfs.NewMem()
+		mem := base.CrashClone(vfs.CrashConfig{})
 		crash := vfs.CrashAfter(k)
 		c := &clock{ms: 1_700_000_000_000}
 		var w timelineWorkload
@@ -290,6 +330,9 @@ func TestTimelineCrashAtEveryWritePoint(t *testing.T) {
 		if !errors.Is(err, vfs.ErrCrashed) {
 			t.Fatalf("crash point %d: the workload failed with %v, not the crash", k, err)
 		}
+		if hist, _ := vfs.ReadDir(mem, "logs/tl-0/.segkit/timeline/history"); len(hist) > 0 {
+			archived = true
+		}
 		points++
 		for _, mode := range []vfs.CrashConfig{
 			{Seed: uint64(k), UnsyncedDataPercent: 0},
@@ -300,15 +343,15 @@ func TestTimelineCrashAtEveryWritePoint(t *testing.T) {
 			recovered += checkTimelineImage(t, fmt.Sprintf("crash point %d, %+v", k, mode), mem.CrashClone(mode), c, &w)
 		}
 	}
-	if points*stride < 300 || recovered == 0 {
-		t.Fatalf("%d crash points, %d lost rolls recorded again: the workload does not exercise the timeline", points, recovered)
+	if points*stride < 300 || recovered == 0 || !archived {
+		t.Fatalf("%d crash points, %d lost rolls recorded again, archived %v: the workload does not exercise the timeline", points, recovered, archived)
 	}
 	t.Logf("%d crash points (stride %d), %d images, %d lost rolls recorded again", points, stride, images, recovered)
 }
 
 func checkTimelineImage(t *testing.T, name string, disk *vfs.Mem, c *clock, w *timelineWorkload) (recovered int) {
 	t.Helper()
-	l, err := kafkalog.Open(disk, "logs/tl-0", smallConfig(t, 1200), kafkalog.Options{Clock: c, Timeline: true, TruncateCorrupt: true})
+	l, err := kafkalog.Open(disk, "logs/tl-0", smallConfig(t, tlSegmentBytes), kafkalog.Options{Clock: c, Timeline: true, TruncateCorrupt: true})
 	if err != nil {
 		t.Fatalf("%s: open: %v", name, err)
 	}
