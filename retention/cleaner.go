@@ -216,7 +216,14 @@ func (c *Cleaner) checkLog(l *kafkalog.Log, now int64) (Plan, error) {
 		return plan, err
 	}
 	if len(plan.Deletions) > 0 {
-		if err := Apply(l, plan); err != nil {
+		// A log opened with its timeline (kafkalog Options.Timeline)
+		// gets its deletions recorded, as "segviz retention --apply"
+		// records them.
+		if tl := l.Timeline(); tl != nil {
+			if _, err := ApplyRecorded(l, tl, p, plan, nil); err != nil {
+				return plan, err
+			}
+		} else if err := Apply(l, plan); err != nil {
 			return plan, err
 		}
 		c.pending[l] = append(c.pending[l], satAdd(c.clock.Now().UnixMilli(), l.Config().FileDeleteDelayMs))

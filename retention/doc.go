@@ -21,6 +21,14 @@
 // clock; Simulate runs a steady traffic through the model (or the engine)
 // and returns the timeline of rolls and deletions.
 //
+// ApplyRecorded carries a plan out as Apply does and records it on a
+// partition's timeline (package timeline): one clean instant per rule
+// that deletes — requested with its plan, inflight before the first file
+// changes, completed after the last sync — and the roll before deleting
+// every segment. A Cleaner records its checks this way for each log
+// opened with its timeline (kafkalog Options.Timeline), as "segviz
+// retention --apply" does.
+//
 // # The rules
 //
 // Kafka's UnifiedLog.deleteOldSegments (core/src/main/scala/kafka/log/
