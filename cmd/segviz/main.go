@@ -39,6 +39,7 @@ func init() {
 		{"retention", "show what retention deletes and until when each record can be read; --apply does it", runRetention},
 		{"history", "list the changes segkit recorded in a partition, and what removed an offset", runHistory},
 		{"savepoint", "take, list or release a legal hold on offsets, which retention and compaction keep", runSavepoint},
+		{"restore", "restore a partition to a savepoint: cut what was appended since (--apply does it)", runRestore},
 		{"compact", "run Kafka's log cleaner once (or --dry-run) and say what it removed", runCompact},
 		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
 		{"version", "print segviz's version (module version, VCS revision) and the Go version", runVersion},
