@@ -163,6 +163,9 @@ func (l *Log) judge(inst timeline.Instant) (timeline.Payload, bool, string) {
 			res.NewLogEndOffset = l.nextOffset
 			return &res, true, fmt.Sprintf("the log end offset is %d, at or below the savepoint's %d: the restore took effect", l.nextOffset, p.NewLogEndOffset)
 		}
+		if l.nextOffset < p.OldLogEndOffset {
+			return nil, false, fmt.Sprintf("the log end offset is %d, below the %d it had but past the savepoint's %d: the restore's truncation was cut short (its truncate instant says what it removed); restore again", l.nextOffset, p.OldLogEndOffset, p.NewLogEndOffset)
+		}
 		return nil, false, fmt.Sprintf("the log end offset is still %d, past the savepoint's %d: the restore had not taken effect", l.nextOffset, p.NewLogEndOffset)
 	case *timeline.Compaction:
 		// A clean swaps its groups in one after another; the loader has
