@@ -157,7 +157,11 @@ func TestTimelineSurvivesBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b2 := startSession(ctx, t, append([]string{"broker", "--log-dir", logDir, "--port", strconv.Itoa(port)}, brokerFlags...)...)
+	// Its log (server.log and log-cleaner.log, as Kafka's own log4j2
+	// config writes them) must say of partition 0 what it says of its
+	// control partition 1, and nothing of the timeline.
+	serverLogs := filepath.Join(root, "broker-logs")
+	b2 := startSession(ctx, t, append([]string{"broker", "--log-dir", logDir, "--port", strconv.Itoa(port), "--server-log", serverLogs}, brokerFlags...)...)
 	ready := time.Since(started)
 	for p, size := range activeSize {
 		if st, err := os.Stat(p); err != nil || st.Size() != size {
@@ -236,6 +240,9 @@ func TestTimelineSurvivesBroker(t *testing.T) {
 	}
 	b2.stop(t)
 
+	// The broker did not complain: no line of its log names the timeline,
+	// and its warnings and errors about partition 0 are those about 1.
+	tlCheckServerLogs(t, serverLogs)
 	// Kafka's files: partition 0's are partition 1's, byte for byte.
 	tlCompareDirs(t, dir0, dir1)
 	checkNoStrayDirs(t, logDir)
@@ -685,4 +692,50 @@ func tlTreeNames(m map[string]tlFile) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// tlCheckServerLogs checks the broker's server.log and log-cleaner.log:
+// no line mentions .segkit or the timeline's files, and the WARN and
+// ERROR lines about partition 0 (the one with the timeline) are, with the
+// partition number changed, the same as those about partition 1.
+func tlCheckServerLogs(t *testing.T, dir string) {
+	t.Helper()
+	var lines []string
+	for _, name := range []string{"server.log", "log-cleaner.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("the broker's %s: %v", name, err)
+		}
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	if len(lines) < 20 {
+		t.Fatalf("the broker's log has %d lines: it was not captured", len(lines))
+	}
+	p0, p1 := tlTopic+"-0", tlTopic+"-1"
+	var warn0, warn1 []string
+	for _, line := range lines {
+		if strings.Contains(line, ".segkit") || strings.Contains(line, "timeline/") {
+			t.Errorf("the broker's log names the timeline: %s", line)
+		}
+		if !strings.Contains(line, "] WARN ") && !strings.Contains(line, "] ERROR ") {
+			continue
+		}
+		// The message without its timestamp, partition 1's spelled as 0's.
+		msg := line
+		if i := strings.Index(line, "] "); i >= 0 {
+			msg = line[i+2:]
+		}
+		switch {
+		case strings.Contains(msg, p0):
+			warn0 = append(warn0, msg)
+		case strings.Contains(msg, p1):
+			warn1 = append(warn1, strings.ReplaceAll(msg, p1, p0))
+		}
+	}
+	slices.Sort(warn0)
+	slices.Sort(warn1)
+	if !slices.Equal(warn0, warn1) {
+		t.Errorf("the broker warned about partition 0 (with the timeline) otherwise than about partition 1:\n0: %q\n1: %q", warn0, warn1)
+	}
+	t.Logf("broker log: %d lines, %d warnings or errors about each partition", len(lines), len(warn0))
 }
