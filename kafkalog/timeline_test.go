@@ -469,52 +469,79 @@ func BenchmarkRoll(b *testing.B) {
 // BenchmarkRollTimelineRatio times, in one run, rolls of two logs side by
 // side — one without a timeline, one with — alternating which goes first,
 // and reports the median ratio of the timeline's roll to the plain one's
-// with its 10th and 90th percentiles (rolls on a shared disk vary more
-// than the timeline costs; pairs taken together cancel the drift):
+// with its 10th and 90th percentiles and the ratio of the totals (rolls
+// on a shared disk vary more than the timeline costs; pairs taken
+// together cancel the drift). Two kinds of roll:
 //
-//	go test -run XXX -bench RollTimelineRatio -benchtime 400x ./kafkalog/
+//   - segment.bytes: the append that rolls a full segment of 1 MiB, the
+//     smallest segment.bytes Kafka 4 accepts (KIP-1030): the roll flushes
+//     the segment it closes, writes the producer snapshot and creates the
+//     new segment, and, with the timeline, notes a roll instant;
+//   - after-one-batch: an explicit Roll after a single 16 KiB batch, the
+//     smallest roll there is, where the roll instant's file weighs most.
+//
+//	go test -run XXX -bench RollTimelineRatio -benchtime 200x ./kafkalog/
 func BenchmarkRollTimelineRatio(b *testing.B) {
 	batch := batch16K(b)
-	logs := make([]*kafkalog.Log, 2)
-	for i := range logs {
-		dir := filepath.ToSlash(filepath.Join(b.TempDir(), "bench-0"))
-		l, err := kafkalog.Open(vfs.OS(), dir, kafkalog.DefaultConfig(), kafkalog.Options{Timeline: i == 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer l.Close()
-		logs[i] = l
+	for _, kind := range []string{"segment.bytes", "after-one-batch"} {
+		b.Run(kind, func(b *testing.B) {
+			cfg := kafkalog.DefaultConfig()
+			cfg.SegmentBytes = 1 << 20
+			logs := make([]*kafkalog.Log, 2)
+			for i := range logs {
+				dir := filepath.ToSlash(filepath.Join(b.TempDir(), "bench-0"))
+				l, err := kafkalog.Open(vfs.OS(), dir, cfg, kafkalog.Options{Timeline: i == 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer l.Close()
+				logs[i] = l
+			}
+			roll := func(l *kafkalog.Log) time.Duration {
+				if kind == "after-one-batch" {
+					start := time.Now()
+					if _, err := l.Append(batch, 0); err != nil {
+						b.Fatal(err)
+					}
+					if err := l.Roll(); err != nil {
+						b.Fatal(err)
+					}
+					return time.Since(start)
+				}
+				for {
+					start := time.Now()
+					res, err := l.Append(batch, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Rolled {
+						return time.Since(start)
+					}
+				}
+			}
+			var ratios []float64
+			var total [2]time.Duration
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				var d [2]time.Duration
+				if i%2 == 0 {
+					d[0], d[1] = roll(logs[0]), roll(logs[1])
+				} else {
+					d[1], d[0] = roll(logs[1]), roll(logs[0])
+				}
+				i++
+				total[0] += d[0]
+				total[1] += d[1]
+				ratios = append(ratios, float64(d[1])/float64(d[0]))
+			}
+			slices.Sort(ratios)
+			q := func(p float64) float64 { return ratios[int(p*float64(len(ratios)-1))] }
+			b.ReportMetric(q(0.5), "ratio-median")
+			b.ReportMetric(q(0.1), "ratio-p10")
+			b.ReportMetric(q(0.9), "ratio-p90")
+			b.ReportMetric(float64(total[1])/float64(total[0]), "ratio-total")
+			b.ReportMetric(float64(total[0].Microseconds())/float64(i), "plain-us/roll")
+		})
 	}
-	roll := func(l *kafkalog.Log) time.Duration {
-		start := time.Now()
-		if _, err := l.Append(batch, 0); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Roll(); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(start)
-	}
-	var ratios []float64
-	var total [2]time.Duration
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		var d [2]time.Duration
-		if i%2 == 0 {
-			d[0], d[1] = roll(logs[0]), roll(logs[1])
-		} else {
-			d[1], d[0] = roll(logs[1]), roll(logs[0])
-		}
-		i++
-		total[0] += d[0]
-		total[1] += d[1]
-		ratios = append(ratios, float64(d[1])/float64(d[0]))
-	}
-	slices.Sort(ratios)
-	q := func(p float64) float64 { return ratios[int(p*float64(len(ratios)-1))] }
-	b.ReportMetric(q(0.5), "ratio-median")
-	b.ReportMetric(q(0.1), "ratio-p10")
-	b.ReportMetric(q(0.9), "ratio-p90")
-	b.ReportMetric(float64(total[1])/float64(total[0]), "ratio-total")
 }
