@@ -61,6 +61,11 @@ func Plan(fsys vfs.FS, dir string, cfg config.Config, opt Options) (*Report, err
 // loader would truncate it; segkit's writers do not, see kafkalog.Options), and
 // with an fs.ErrNotExist error for a directory that does not exist.
 //
+// A clean that rewrites segments is recorded on the partition's timeline
+// as one compaction instant (Report.Instant; see the package
+// documentation, "The timeline"); a timeline that cannot be read stops
+// Clean before it changes anything.
+//
 // A crash at any point leaves a directory that kafkalog.Open (and Kafka's
 // LogLoader) brings to either the old segments or the cleaned ones, group
 // by group; see the package documentation.
@@ -96,6 +101,16 @@ type job struct {
 		present bool
 		epoch   int64
 	}
+	// Clean's record on the partition's timeline: the timeline, opened
+	// with the log; the clean's compaction instant, once begun, and its
+	// plan; the segments written so far; and whether a swap has begun to
+	// rename files (before it, a failed clean changed nothing a loader
+	// keeps, and its instant is rolled back).
+	tl      *timeline.Timeline
+	txn     *timeline.Txn
+	plan    *timeline.Compaction
+	cleaned []timeline.SegmentRef
+	renamed bool
 }
 
 func run(fsys vfs.FS, dir string, cfg config.Config, opt Options, write bool) (*Report, error) {
@@ -128,20 +143,6 @@ func run(fsys vfs.FS, dir string, cfg config.Config, opt Options, write bool) (*
 		}
 		return j.rep, nil
 	}
-	if write {
-		// The directory is being written: no clean-shutdown marker until
-		// everything is durable again.
-		present, epoch, err := checkpoint.ReadCleanShutdown(fsys, j.parent)
-		if err != nil {
-			return j.rep, err
-		}
-		j.marker.present, j.marker.epoch = present, epoch
-		if present {
-			if err := checkpoint.RemoveCleanShutdown(fsys, j.parent); err != nil {
-				return j.rep, err
-			}
-		}
-	}
 	err := j.clean()
 	if write {
 		// The cleaner thread's finally: the new position, or the old one
@@ -151,11 +152,113 @@ func run(fsys vfs.FS, dir string, cfg config.Config, opt Options, write bool) (*
 			end = j.rep.FirstDirtyOffset
 		}
 		err = errors.Join(err, j.writeCheckpoint(end))
+		// The instant completes after the last swap's last sync and the
+		// checkpoint, and before the clean-shutdown marker is back: the
+		// marker says everything is durable, the timeline included.
+		err = j.finishInstant(err)
 		if err == nil && j.marker.present {
 			err = checkpoint.WriteCleanShutdown(fsys, j.parent, j.marker.epoch)
 		}
 	}
 	return j.rep, err
+}
+
+// beginWrite is what Clean does before its first change, once the
+// offset map and the groups are known: it begins the clean's compaction
+// instant (REQUESTED, with the plan: every segment of the groups it
+// rewrites), makes it INFLIGHT, and sets the log directory's
+// clean-shutdown marker aside (no marker until everything is durable
+// again). A clean that rewrites nothing (no groups) records nothing.
+//
+// INFLIGHT is written here, before the first .cleaned file is created,
+// rather than at the first rename, which is the first change a loader
+// keeps (a crash that leaves only .cleaned files leaves what Kafka's
+// loader deletes): the timeline's rule is INFLIGHT before the first
+// file changes, so that a requested instant has written nothing — which
+// is what kafkalog's judge takes it to mean — and waiting for the rename
+// would buy nothing: either way the clean writes two durable records
+// before its first change, and a failure before the first rename rolls
+// the instant back (j.renamed).
+func (j *job) beginWrite(groups [][2]int) error {
+	r := j.rep
+	if len(groups) > 0 {
+		p := &timeline.Compaction{
+			Now: r.Now, FirstDirtyOffset: r.FirstDirtyOffset, EndOffset: r.EndOffset,
+			DeleteRetentionMs: j.cfg.DeleteRetentionMs,
+		}
+		for _, g := range groups {
+			for x := g[0]; x < g[1]; x++ {
+				p.Sources = append(p.Sources, j.srcRef(x))
+			}
+		}
+		x, err := j.tl.Begin(timeline.ActionCompaction, p)
+		if err != nil {
+			return fmt.Errorf("compaction: record the clean on the timeline, so nothing was cleaned: %w", err)
+		}
+		j.txn, j.plan = x, p
+		if err := x.Inflight(); err != nil {
+			return fmt.Errorf("compaction: record the clean on the timeline, so nothing was cleaned: %w", err)
+		}
+	}
+	present, epoch, err := checkpoint.ReadCleanShutdown(j.fsys, j.parent)
+	if err != nil {
+		return err
+	}
+	j.marker.present, j.marker.epoch = present, epoch
+	if present {
+		if err := checkpoint.RemoveCleanShutdown(j.fsys, j.parent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// srcRef describes source x for the timeline: its next offset is the
+// next segment's base (a group never holds the active segment).
+func (j *job) srcRef(x int) timeline.SegmentRef {
+	s := &j.srcs[x]
+	next := j.facts.logEnd
+	if x+1 < len(j.srcs) {
+		next = j.srcs[x+1].base
+	}
+	return timeline.SegmentRef{BaseOffset: s.base, NextOffset: next, Size: s.size, LargestTimestamp: s.largestTs}
+}
+
+// finishInstant completes the clean's instant when err is nil, with the
+// result: the sources, the segments written, the end offset and the
+// records removed by reason. After a failure it rolls the instant back
+// when no swap had begun to rename (nothing a loader keeps was changed),
+// and otherwise leaves it inflight for the next writable kafkalog.Open
+// with Options.Timeline, which completes it with the groups swapped in.
+func (j *job) finishInstant(err error) error {
+	x := j.txn
+	if x == nil {
+		return err
+	}
+	t := x.Instant().Time
+	if err != nil {
+		if !j.renamed {
+			if rerr := x.Rollback("failed before changing anything: " + err.Error()); rerr != nil {
+				return errors.Join(err, fmt.Errorf("compaction: roll back instant %s: %w", t, rerr))
+			}
+			return fmt.Errorf("%w (nothing was changed; compaction instant %s rolled back)", err, t)
+		}
+		return fmt.Errorf("%w (compaction instant %s left inflight: the next open of the log with its timeline resolves it)", err, t)
+	}
+	r := j.rep
+	res := *j.plan
+	res.EndOffset = r.EndOffset
+	res.Cleaned = j.cleaned
+	res.RecordsRemoved = map[string]int64{
+		"superseded": r.Removed.Superseded, "tombstone": r.Removed.Tombstones, "aborted": r.Removed.Aborted,
+		"unkeyed": r.Removed.Unkeyed, "marker": r.Removed.Markers,
+	}
+	if err := x.Complete(&res); err != nil {
+		return fmt.Errorf("compaction: the clean is done, but recording it failed (compaction instant %s left inflight: the next open of the log with its timeline completes it): %w", t, err)
+	}
+	inst := x.Instant()
+	r.Instant = &inst
+	return nil
 }
 
 // load opens the log as a broker would, reads what the range rules need,
@@ -168,10 +271,15 @@ func (j *job) load(now int64) error {
 	}
 	l, err := kafkalog.Open(j.fsys, j.dir, j.cfg, kafkalog.Options{
 		Clock: j.opt.Clock, ReadOnly: !j.write, Locked: j.write, BrokerEpoch: epoch,
+		// Clean opens the timeline with the log: Open resolves what an
+		// earlier run left pending, under the lock Clean holds, and stops
+		// before changing anything if the timeline cannot be read.
+		Timeline: j.write,
 	})
 	if err != nil {
 		return err
 	}
+	j.tl = l.Timeline()
 	segs := l.Segments()
 	f := &j.facts
 	f.cfg, f.now = j.cfg, now
@@ -244,14 +352,18 @@ func (j *job) load(now int64) error {
 }
 
 // loadHolds reads the savepoints in force from the partition's timeline
-// (read-only: a Plan writes nothing; a Clean reads it under the lock it
-// holds, so no savepoint can be taken meanwhile), adds Options.Holds and
-// finds the first held segment. A timeline that cannot be read stops the
-// job: a hold that cannot be read is not taken for no hold.
+// (read-only for a Plan, which writes nothing; a Clean reads the one it
+// opened with the log, under the lock it holds, so no savepoint can be
+// taken meanwhile), adds Options.Holds and finds the first held segment.
+// A timeline that cannot be read stops the job: a hold that cannot be
+// read is not taken for no hold.
 func (j *job) loadHolds() error {
-	tl, err := timeline.Open(j.fsys, j.dir, timeline.Options{ReadOnly: true})
-	if err != nil {
-		return fmt.Errorf("compaction: the savepoints of %s: %w", j.dir, err)
+	tl := j.tl
+	if tl == nil {
+		var err error
+		if tl, err = timeline.Open(j.fsys, j.dir, timeline.Options{ReadOnly: true}); err != nil {
+			return fmt.Errorf("compaction: the savepoints of %s: %w", j.dir, err)
+		}
 	}
 	holds, err := tl.Holds()
 	if err != nil {
@@ -374,7 +486,13 @@ func (j *job) clean() error {
 		// guards the rewrite itself.
 		return fmt.Errorf("compaction: the clean would rewrite segment %d, held by %s", j.facts.segs[j.facts.held].base, j.facts.heldBy)
 	}
-	for _, g := range j.facts.groupBySize(i, k, int64(j.cfg.SegmentSize()), int64(j.cfg.SegmentIndexBytes), upper) {
+	groups := j.facts.groupBySize(i, k, int64(j.cfg.SegmentSize()), int64(j.cfg.SegmentIndexBytes), upper)
+	if j.write {
+		if err := j.beginWrite(groups); err != nil {
+			return err
+		}
+	}
+	for _, g := range groups {
 		if err := j.cleanGroup(f, g[0], g[1]); err != nil {
 			return err
 		}
@@ -629,11 +747,24 @@ func (j *job) cleanGroup(f *filter, a, z int) error {
 	if w == nil {
 		return nil
 	}
-	if err := w.finish(j.srcs[z-1].lastModified); err != nil {
+	mtime := j.srcs[z-1].lastModified
+	if err := w.finish(mtime); err != nil {
 		return fail(err)
 	}
 	j.buf = w.buf
-	return j.swap(base, a, z)
+	// The segment written, as the log will describe it once swapped in:
+	// the largest timestamp is its time index's last entry, or, with
+	// none, the modification time finish gave it (Segment.LargestTimestamp).
+	c := j.srcRef(z - 1)
+	c.BaseOffset, c.Size, c.LargestTimestamp = base, w.size, w.maxTs
+	if w.maxTs < 0 {
+		c.LargestTimestamp = mtime
+	}
+	if err := j.swap(base, a, z); err != nil {
+		return err
+	}
+	j.cleaned = append(j.cleaned, c)
+	return nil
 }
 
 // swap replaces the sources [a, z) with the cleaned segment at base
@@ -650,6 +781,7 @@ func (j *job) swap(base int64, a, z int) error {
 	if err := vfs.SyncDir(fsys, dir); err != nil {
 		return err
 	}
+	j.renamed = true // from here on a failure may leave a change the loader keeps
 	if err := renameSegment(fsys, dir, base, segment.CleanedSuffix, segment.SwapSuffix); err != nil {
 		return err
 	}

@@ -345,6 +345,11 @@ func TestPlanWritesNothing(t *testing.T) {
 		t.Fatalf("Plan changed the directory:\n%s", d)
 	}
 	done := clean(t, fsys, dir, nil, t0+day)
+	// Only Clean records an instant (TestCleanRecordsInstant checks it).
+	if plan.Instant != nil || done.Instant == nil {
+		t.Fatalf("instants: plan %v, clean %v", plan.Instant, done.Instant)
+	}
+	done.Instant = nil
 	if d := cmp.Diff(plan, done); d != "" {
 		t.Fatalf("Plan and Clean disagree:\n%s", d)
 	}

@@ -175,6 +175,38 @@
 // (the other entries are kept), or, if the clean failed, the first dirty
 // offset, as the cleaner thread's finally block writes it.
 //
+// # The timeline
+//
+// Clean records each clean that rewrites segments on the partition's
+// timeline (package timeline; Kafka has no such record) as one
+// timeline.ActionCompaction instant, Report.Instant. It opens the log with
+// kafkalog.Options.Timeline, under its lock, so that the open first
+// completes or rolls back what an interrupted run left pending, and a
+// timeline that cannot be read stops it before it changes anything. Once
+// the offset map and the groups are known (only read so far), it writes
+// the instant REQUESTED with its plan — Now, FirstDirtyOffset, EndOffset,
+// delete.retention.ms and the Sources: every segment of every group — and
+// INFLIGHT, both before the clean-shutdown marker is set aside and the
+// first .cleaned file is created (the timeline's rule, INFLIGHT before the
+// first file changes, kept literally: a requested instant has written
+// nothing). It writes COMPLETED after the last sync of the last swap and
+// the cleaner-offset-checkpoint, and before the marker is put back, with
+// the result: the Sources, the Cleaned segments written (base offset,
+// next offset, size and largest timestamp, as the log describes them
+// once swapped in), EndOffset, and RecordsRemoved by reason
+// ("superseded", "tombstone", "aborted", "unkeyed", "marker": the
+// Report's Removed counts). A clean that finds nothing cleanable, or
+// rewrites no group, records nothing. A clean that fails before its first
+// rename (.cleaned → .swap) rolls the instant back: it changed nothing a
+// loader keeps. One that fails later leaves it inflight, and the next
+// writable kafkalog.Open with Options.Timeline completes it with the
+// sources the swaps replaced (the groups are swapped in one by one) or
+// rolls it back if none was. TestCleanTimelineCrash crashes a clean at
+// every mutating operation and checks, on every image, that after that
+// open nothing is pending and a completed compaction instant exists
+// exactly when a source segment was replaced, naming those sources and
+// cleaned segments that are in the log. Plan records nothing.
+//
 // # Where segkit differs from Kafka
 //
 //   - Recompressed batches: Go's codecs, not Java's (above).

@@ -100,6 +100,14 @@ type Report struct {
 	// Horizons lists the delete horizons of the batches kept with
 	// tombstones or transaction markers: they stay until then.
 	Horizons []Horizon
+
+	// Instant is the completed compaction instant Clean recorded on the
+	// partition's timeline (see the package doc, "The timeline"); nil for
+	// a Plan, and for a clean that rewrote nothing or failed (the error
+	// says what became of its instant). It is left out of the Report's
+	// JSON, which must decode back: an instant's payloads are interfaces
+	// (internal/historyjson has its JSON, as segviz compact prints it).
+	Instant *timeline.Instant `json:"-"`
 }
 
 // Stats are Kafka's CleanerStats: what the offset map read, what the

@@ -127,11 +127,11 @@ func (t *Timeline) Sync() error {
 
 // syncNoted is Sync with t.mu held.
 func (t *Timeline) syncNoted() error {
+	if len(t.unsynced) == 0 {
+		return nil // writeFile makes the directories durable itself
+	}
 	if err := t.ensureDirs(); err != nil {
 		return t.fail(err)
-	}
-	if len(t.unsynced) == 0 {
-		return nil
 	}
 	for _, name := range t.unsynced {
 		f, err := t.fsys.OpenFile(path.Join(t.tdir, name), 0, 0)

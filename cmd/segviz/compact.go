@@ -15,6 +15,7 @@ import (
 	"github.com/segkit/segkit/compaction"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/internal/compactjson"
+	"github.com/segkit/segkit/internal/historyjson"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/config"
@@ -62,6 +63,19 @@ savepoint; a hold below the first dirty offset stops every clean (each
 rewrites the log from its start). The holds are DIR's (with --out, the
 copy is cleaned under DIR's holds too). Once released, the next clean runs
 as Kafka's would.
+
+A real run that rewrites segments records the clean on the partition's
+timeline (DIR/.segkit/timeline, or DIR2's with --out: the copy does not
+take DIR's timeline, whose history is DIR's, and starts its own) as one
+compaction instant: requested with the segments it will replace, inflight
+before the first cleaned file is written, completed with the segments
+written and the records removed by reason once everything is durable.
+The report names it ("segviz history" lists it); a clean that rewrites
+nothing records nothing. A clean that fails before its first rename rolls
+its instant back; a crash, or a later failure, leaves it inflight, and
+the next open of the partition with its timeline for writing (the next
+compact, retention --apply or restore --apply) completes it with the
+groups swapped in, or rolls it back.
 
 The dry run's numbers are what the real run then does, record for record.
 The dry run reads the files as they are (it checks CRCs, not what only
@@ -462,6 +476,10 @@ type (
 		Cleaned bool   `json:"cleaned"`
 		compactjson.Report
 		Segments []segmentCleanJSON `json:"segments"`
+		// Instant is the compaction instant the clean recorded on the
+		// partition's timeline, as "segviz history --json" prints it; null
+		// for a dry run and a clean that rewrote nothing.
+		Instant *historyjson.Instant `json:"instant"`
 	}
 	segmentCleanJSON struct {
 		BaseOffset int64               `json:"baseOffset"`
@@ -491,8 +509,13 @@ func (c *compactResult) segmentsCleaned() []segmentCleanJSON {
 }
 
 func (c *compactResult) json() compactJSON {
-	return compactJSON{Dir: c.rep.Dir, Source: c.source, DryRun: c.dryRun, Cleaned: c.cleaned,
+	j := compactJSON{Dir: c.rep.Dir, Source: c.source, DryRun: c.dryRun, Cleaned: c.cleaned,
 		Report: compactjson.FromReport(c.rep, c.until), Segments: c.segmentsCleaned()}
+	if inst := c.rep.Instant; inst != nil {
+		h := historyjson.InstantOf(*inst)
+		j.Instant = &h
+	}
+	return j
 }
 
 func (c *compactResult) print(w io.Writer) {
@@ -599,6 +622,9 @@ func (c *compactResult) print(w io.Writer) {
 		end = fmt.Sprintf("the cleaner-offset-checkpoint now says %d: the next clean starts there", r.EndOffset)
 	}
 	fmt.Fprintln(w, end)
+	if inst := r.Instant; inst != nil {
+		fmt.Fprintf(w, "timeline: recorded instant %s (%s) on the timeline of %s: segviz history lists it\n", inst, historyjson.Summary(*inst), r.Dir)
+	}
 	c.printUntil(w)
 	fmt.Fprintf(w, "result: %s %s (%d bytes) of the %s in the segments it rewrites\n", verb, plural(x.Records, "record"), x.Bytes, plural(x.Records+r.Stats.MessagesWritten, "record"))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/segkit/segkit/internal/compactjson"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/timeline"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -145,7 +146,7 @@ func offsetsIn(t *testing.T, dir string) []int64 {
 // sameClean compares two reports but for the fields that name the run.
 func sameClean(t *testing.T, what string, a, b compactJSON) {
 	t.Helper()
-	b.Dir, b.Source, b.DryRun, b.Cleaned = a.Dir, a.Source, a.DryRun, a.Cleaned
+	b.Dir, b.Source, b.DryRun, b.Cleaned, b.Instant = a.Dir, a.Source, a.DryRun, a.Cleaned, a.Instant
 	if d := cmp.Diff(a, b); d != "" {
 		t.Fatalf("%s differs (-dry run +clean):\n%s", what, d)
 	}
@@ -473,7 +474,7 @@ func TestCompactJSONFields(t *testing.T) {
 		"checkpoint", "checkpointReset", "firstDirtyOffset", "firstUncleanableDirtyOffset", "firstUncleanableOffset", "uncleanableBy",
 		"cleanBytes", "cleanableBytes", "totalBytes", "dirtyRatio", "minCleanableDirtyRatio", "maxCompactionDelayMs", "needCompactionNow",
 		"cleanable", "why", "endOffset", "mapFull", "mapEntries", "mapCapacity", "deleteHorizonMs",
-		"removed", "stats", "segments", "groups", "kept", "until", "holds", "heldBy", "heldBase"}
+		"removed", "stats", "segments", "groups", "kept", "until", "holds", "heldBy", "heldBase", "instant"}
 	if got := keys(m); !slices.Equal(got, sorted(want)) {
 		t.Fatalf("fields:\n got %v\nwant %v", got, sorted(want))
 	}
@@ -558,4 +559,83 @@ func contentSnapshot(t *testing.T, root string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// timelineOf returns the completed instants of dir's timeline of the
+// given actions (all, for none), failing if any instant is pending.
+func timelineOf(t *testing.T, dir string, actions ...timeline.Action) []timeline.Instant {
+	t.Helper()
+	tl, err := timeline.Open(vfs.OS(), filepath.ToSlash(dir), timeline.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tl.Pending(); len(p) > 0 {
+		t.Fatalf("%s: pending %v", dir, p[0].Instant())
+	}
+	insts, err := tl.Instants(timeline.Filter{Actions: actions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return insts
+}
+
+// A clean records its compaction instant on the partition's timeline and
+// names it: "instant" in --json (null for a dry run and for a clean with
+// nothing to do), one line of text. With --out the instant is the copy's:
+// the copy does not take DIR's timeline (nor its savepoints, which still
+// hold the clean of the copy), and DIR's stays as it was.
+func TestCompactRecordsInstant(t *testing.T) {
+	dir := buildUsers(t)
+	if dry := compactJSONOf(t, "--dry-run", "--now", nowArg, dir); dry.Instant != nil {
+		t.Fatalf("dry run instant %+v", dry.Instant)
+	}
+	// A hold on the active segment's offset: DIR's timeline has a
+	// savepoint; the cleanable range ends there anyway.
+	if code, _, errs := runSegviz("savepoint", "--from", "8", "--to", "8", "--now", nowArg, dir); code != exitOK {
+		t.Fatalf("savepoint: exit %d: %s", code, errs)
+	}
+	logDir := filepath.Dir(dir)
+	before := snapshot(t, logDir)
+	out := filepath.Join(t.TempDir(), "copy", "users-0")
+	cp := compactJSONOf(t, "--now", nowArg, "--out", out, dir)
+	if after := snapshot(t, logDir); after != before {
+		t.Fatalf("--out changed the source:\nbefore\n%s\nafter\n%s", before, after)
+	}
+	if len(cp.Holds) != 1 {
+		t.Fatalf("the copy was not cleaned under DIR's hold: %+v", cp.Holds)
+	}
+	copied := timelineOf(t, out)
+	if len(copied) != 1 || copied[0].Action != timeline.ActionCompaction || cp.Instant == nil ||
+		cp.Instant.Instant != copied[0].Time.Millis || cp.Instant.Action != "compaction" || cp.Instant.State != "completed" {
+		t.Fatalf("the copy's timeline %v, --json instant %+v", copied, cp.Instant)
+	}
+	if n := len(timelineOf(t, dir, timeline.ActionCompaction)); n != 0 {
+		t.Fatalf("DIR's timeline has %d compaction instants", n)
+	}
+	var detail timeline.Compaction
+	if err := json.Unmarshal(cp.Instant.Detail, &detail); err != nil || len(detail.Sources) != 2 || len(detail.Cleaned) != 1 ||
+		detail.RecordsRemoved["superseded"] != cp.Removed.Superseded || detail.EndOffset != 8 {
+		t.Fatalf("instant detail %s (%v)", cp.Instant.Detail, err)
+	}
+
+	// In place, in text: one line names the instant.
+	code, text, errs := runSegviz("compact", "--now", nowArg, dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	insts := timelineOf(t, dir, timeline.ActionCompaction)
+	if len(insts) != 1 {
+		t.Fatalf("DIR's compaction instants %v", insts)
+	}
+	want := fmt.Sprintf("timeline: recorded instant %s (", insts[0])
+	if strings.Count(text, "timeline: recorded instant") != 1 || !strings.Contains(text, want) {
+		t.Fatalf("text output lacks %q:\n%s", want, text)
+	}
+	// Nothing to clean now: nothing recorded, "instant" null.
+	if again := compactJSONOf(t, "--now", nowArg, dir); again.Cleanable || again.Instant != nil {
+		t.Fatalf("second clean: %+v", again)
+	}
+	if n := len(timelineOf(t, dir, timeline.ActionCompaction)); n != 1 {
+		t.Fatalf("%d compaction instants after a clean with nothing to do", n)
+	}
 }
