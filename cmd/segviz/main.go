@@ -32,6 +32,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"dump", "print the batches, records, and index entries of segment files", runDump},
+		{"read", "print a partition's records from an offset or a time, as a consumer gets them", runRead},
 		{"verify", "check a partition (or log) directory: CRCs, indexes, snapshots, checkpoints", runVerify},
 		{"recover", "run Kafka's recovery on a copy (or in place) and say what it cut and why", runRecover},
 		{"salvage", "copy every valid batch to a new partition, past corruption", runSalvage},

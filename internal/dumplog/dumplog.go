@@ -317,25 +317,31 @@ func (p *printer) entry(e *record.Entry, valid bool) {
 func (p *printer) records(e *record.Entry) ([]RecordJSON, error) {
 	var out []RecordJSON
 	for p.walk.Reset(e); p.walk.Next(); {
-		r := p.walk.Record()
-		rj := RecordJSON{Type: "record", Offset: r.Offset, Timestamp: r.Timestamp, KeySize: r.KeySize, ValueSize: r.ValueSize,
-			Headers: make([]HeaderJSON, 0, len(r.Headers)), PrintData: p.opt.PrintData}
-		for _, h := range r.Headers {
-			hj := HeaderJSON{Key: string(h.Key), PrintData: p.opt.PrintData}
-			if p.opt.PrintData {
-				hj.Value = b64(h.Value)
-			}
-			rj.Headers = append(rj.Headers, hj)
-		}
-		if p.opt.PrintData {
-			rj.Key, rj.Value = b64(r.Key), b64(r.Value)
-		}
-		if r.HasControlType {
-			rj.ControlType = r.ControlType.String()
-		}
-		out = append(out, rj)
+		out = append(out, NewRecordJSON(p.walk.Record(), p.opt.PrintData))
 	}
 	return out, p.walk.Err()
+}
+
+// NewRecordJSON is the JSON line of the record r; with printData, its
+// key, value and header values too (base64, or null). segviz read prints
+// these objects too, so that both commands share one definition.
+func NewRecordJSON(r *describe.Record, printData bool) RecordJSON {
+	rj := RecordJSON{Type: "record", Offset: r.Offset, Timestamp: r.Timestamp, KeySize: r.KeySize, ValueSize: r.ValueSize,
+		Headers: make([]HeaderJSON, 0, len(r.Headers)), PrintData: printData}
+	for _, h := range r.Headers {
+		hj := HeaderJSON{Key: string(h.Key), PrintData: printData}
+		if printData {
+			hj.Value = b64(h.Value)
+		}
+		rj.Headers = append(rj.Headers, hj)
+	}
+	if printData {
+		rj.Key, rj.Value = b64(r.Key), b64(r.Value)
+	}
+	if r.HasControlType {
+		rj.ControlType = r.ControlType.String()
+	}
+	return rj
 }
 
 func b64(b []byte) *string {

@@ -1,0 +1,690 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/describe"
+	"github.com/segkit/segkit/internal/dumplog"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/producer"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/vfs"
+)
+
+const readHelp = `Usage: segviz read [--from N|earliest|latest|-N | --at TIME] [--limit K]
+                   [--isolation read_uncommitted|read_committed]
+                   [--remote URI] [--json] DIR
+
+Prints the records of the partition directory DIR as a Kafka consumer
+fetching from a broker would get them, from an offset (or from the first
+offset at or after a time) on: across segments, and across entries of any
+magic (v2 batches, and the v0/v1 messages and compressed wrappers of old
+segments). It is the "kcat -C -e" of a partition directory, with no broker.
+
+  --from N       the first offset to read (default: the log start offset);
+                 "earliest" (or "beginning") is the log start offset,
+                 "latest" (or "end") the end of what the consumer may read
+                 (so nothing is printed), -N the N offsets before that end,
+                 as kcat's -o -N
+  --at TIME      read from the first offset whose timestamp is at or after
+                 TIME, as ListOffsets answers: epoch milliseconds, or RFC
+                 3339 (2024-06-15T10:20:25Z); nothing is printed when no
+                 record is that late. Not with --from
+  --limit K      print at most K records (default 0: all)
+  --isolation L  read_uncommitted (the default) reads up to the high
+                 watermark; read_committed stops at the last stable offset
+                 (the first offset of the earliest transaction still open)
+                 and leaves out the records of aborted transactions, as a
+                 read_committed consumer does
+  --remote URI   the remote store that holds the partition's history below
+                 its local log start offset (tiered storage): file://DIR, a
+                 LocalTieredStorage directory. Not supported yet: refused
+                 (exit 2)
+  --json         one JSON object a line (below)
+
+What a consumer gets: control records (transaction markers, KRaft's
+control batches) are never printed, under either isolation level; the
+records of a batch that begins below the first offset are skipped; the
+read stops at the high watermark, which is the log directory's
+replication-offset-checkpoint entry for the partition when it has one
+(not 0), else the log end offset. read_committed finds the last stable
+offset from the newest producer snapshot at or below the high watermark
+and the batches after it, and an aborted transaction from the segments'
+.txnindex files, as a broker answers a fetch.
+
+Text output: one record a line, four fields separated by tabs:
+
+  OFFSET  TIMESTAMP  KEY  VALUE
+
+TIMESTAMP is in epoch milliseconds (-1 for a v0 message, which has none).
+KEY and VALUE are printed as text when they are printable UTF-8; a tab,
+a newline, a carriage return and a backslash are escaped as \t, \n, \r and
+\\, any other byte that is not printable UTF-8 as \xNN (so binary keys and
+values stay on their line), a non-printable character as \uNNNN. A null
+key or value is printed as NULL (as kcat -Z), an empty one as nothing.
+Headers are in the JSON only.
+
+JSON output (--json): one object a line, the record objects of
+"segviz dump --deep --print-data --json", plus "partition":
+
+  {"type":"record","offset":42,"timestamp":1718446825859,"keySize":3,
+   "valueSize":5,"headers":[{"key":"trace","value":"eA=="}],
+   "key":"a2V5","value":"aGVsbG8=","partition":"orders-0"}
+
+type is "record"; offset and timestamp as above; keySize and valueSize
+are the lengths in bytes, -1 for null; headers lists each header's key
+(text) and value (base64, or null); key and value are base64, or null;
+partition is the topic-partition, the name of DIR. These field names are
+stable.
+
+Reading is read-only: no lock is taken and nothing is created or changed,
+so it may run beside a broker (records the broker appends meanwhile may
+or may not be read). Memory holds one fetch (1 MiB, or one larger batch)
+at a time, whatever the size of the log.
+
+Exit status: 0 when the records were printed (also when none are in
+range), 1 for an offset below the log start offset (the records are gone
+from local disk; without --remote nothing can read them) or damaged data
+(what was read before it is printed), 2 for a bad command line, 3 when the
+partition could not be read.
+
+Examples:
+  segviz read /var/kafka-logs/orders-0
+  segviz read --from 1000 --limit 10 /var/kafka-logs/orders-0
+  segviz read --at 2024-06-15T10:20:00Z --json /var/kafka-logs/orders-0 | jq .value
+  segviz read --isolation read_committed /var/kafka-logs/payments-3
+`
+
+// readFetchBytes is the size of each fetch from the log (a consumer's
+// max.partition.fetch.bytes is 1 MiB too). A batch larger than that is
+// fetched whole, as Kafka's minOneMessage does.
+const readFetchBytes = 1 << 20
+
+// RemoteReader reads the part of a partition's history that a remote
+// store (tiered storage) holds below the local log start offset. The read
+// falls through to it for offsets below the local log start offset.
+type RemoteReader interface {
+	// StartOffset is the partition's log start offset: the first offset
+	// the remote holds ("earliest", where the local log start offset is
+	// "earliest-local").
+	StartOffset() (int64, error)
+	// ReadFrom returns whole entries (v2 batches or legacy messages, as a
+	// .log holds them) from the first one that holds an offset ≥ offset,
+	// in offset order, as kafkalog.Log.Read does: about a fetch's worth,
+	// at least one entry, none at the remote's end. The aborted
+	// transactions overlapping the entries come from the remote
+	// segments' transaction indexes.
+	ReadFrom(offset int64) (RemoteBatches, error)
+	// Close releases the remote.
+	Close() error
+}
+
+// RemoteBatches is what a RemoteReader returns for one read.
+type RemoteBatches struct {
+	// Records holds whole entries; the first may begin below the offset
+	// asked for. It may alias the reader's buffer until the next call.
+	Records []byte
+	// AbortedTxns lists the aborted transactions overlapping Records.
+	AbortedTxns []index.AbortedTxn
+}
+
+// errRemoteNotSupported is returned by openRemote until the tier package
+// is wired in.
+var errRemoteNotSupported = errors.New("--remote is not supported yet: reading through to a remote store (a LocalTieredStorage directory) comes with the tier package")
+
+// openRemote opens the remote store at dir (from --remote file://dir) for
+// the partition tp. This is the one function to fill in once the tier
+// package exists.
+func openRemote(dir, tp string) (RemoteReader, error) {
+	return nil, errRemoteNotSupported
+}
+
+// parseRemote parses a --remote URI: file://DIR, a directory.
+func parseRemote(uri string) (string, error) {
+	dir, ok := strings.CutPrefix(uri, "file://")
+	switch {
+	case !ok:
+		return "", fmt.Errorf("--remote %q: want file://DIR, a LocalTieredStorage directory (no other remote is supported)", uri)
+	case dir == "":
+		return "", fmt.Errorf("--remote %q: no directory after file://", uri)
+	}
+	return dir, nil
+}
+
+// readFlags are the flags of segviz read.
+type readFlags struct {
+	from      string // "" when not given
+	at        string // "" when not given
+	limit     int64
+	isolation string
+	remote    string
+	json      bool
+	dir       string
+}
+
+// readStart is where a read starts, as the flags say.
+type readStart struct {
+	kind int   // one of the startX constants
+	n    int64 // the offset (startOffset), the count (startFromEnd) or the time (startAt)
+}
+
+const (
+	startEarliest = iota
+	startLatest
+	startOffset
+	startFromEnd // -N: N before the end
+	startAt
+)
+
+// parseFrom parses --from.
+func parseFrom(v string) (readStart, error) {
+	switch v {
+	case "earliest", "beginning", "":
+		return readStart{kind: startEarliest}, nil
+	case "latest", "end":
+		return readStart{kind: startLatest}, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return readStart{}, fmt.Errorf("--from %q: want an offset, -N (N before the end), earliest or latest", v)
+	}
+	if n < 0 {
+		if n == -n { // math.MinInt64
+			return readStart{}, fmt.Errorf("--from %q: out of range", v)
+		}
+		return readStart{kind: startFromEnd, n: -n}, nil
+	}
+	return readStart{kind: startOffset, n: n}, nil
+}
+
+// parseAt parses --at: epoch milliseconds or RFC 3339.
+func parseAt(v string) (int64, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("--at %q: a time is not negative", v)
+		}
+		return n, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, fmt.Errorf("--at %q: want epoch milliseconds or an RFC 3339 time (2024-06-15T10:20:25Z)", v)
+	}
+	if ms := t.UnixMilli(); ms >= 0 {
+		return ms, nil
+	}
+	return 0, fmt.Errorf("--at %q: before 1970", v)
+}
+
+func runRead(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("read", readHelp, stderr)
+	var f readFlags
+	fs.Func("from", "the first `offset` (N, -N, earliest, latest; default the log start offset)", func(v string) error {
+		if v == "" {
+			return errors.New("empty offset")
+		}
+		f.from = v
+		return nil
+	})
+	fs.Func("at", "read from the first offset at or after `TIME` (epoch ms or RFC 3339)", func(v string) error {
+		if v == "" {
+			return errors.New("empty time")
+		}
+		f.at = v
+		return nil
+	})
+	fs.Int64Var(&f.limit, "limit", 0, "print at most `K` records (0: all)")
+	fs.StringVar(&f.isolation, "isolation", "read_uncommitted", "read_uncommitted or read_committed")
+	fs.StringVar(&f.remote, "remote", "", "the remote store below the local log start offset: file://`DIR` (not supported yet)")
+	fs.BoolVar(&f.json, "json", false, "print JSON lines")
+	var dirs []string
+	// The directory may come between flags.
+	for rest := args; ; {
+		if code := parseFlags(fs, rest, stdout); code >= 0 {
+			return code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "segviz read: "+format+"\n", a...)
+		return exitUsage
+	}
+	if len(dirs) != 1 {
+		return usageErr("give one partition directory (got %d arguments); see segviz read --help", len(dirs))
+	}
+	f.dir = dirs[0]
+	start, err := parseFrom(f.from)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if f.at != "" {
+		if f.from != "" {
+			return usageErr("--from and --at both say where to start: give one")
+		}
+		ts, err := parseAt(f.at)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		start = readStart{kind: startAt, n: ts}
+	}
+	if f.limit < 0 {
+		return usageErr("--limit %d: want a count, or 0 for all", f.limit)
+	}
+	var committed bool
+	switch f.isolation {
+	case "read_uncommitted":
+	case "read_committed":
+		committed = true
+	default:
+		return usageErr("--isolation %q: want read_uncommitted or read_committed", f.isolation)
+	}
+	dir := filepath.ToSlash(filepath.Clean(f.dir))
+	var remote RemoteReader
+	if f.remote != "" {
+		rdir, err := parseRemote(f.remote)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		remote, err = openRemote(rdir, path.Base(dir))
+		if err != nil {
+			if errors.Is(err, errRemoteNotSupported) {
+				return usageErr("%v", err)
+			}
+			fmt.Fprintf(stderr, "segviz read: %s: %v\n", f.remote, err)
+			return exitFailure
+		}
+		defer remote.Close()
+	}
+	return readPartition(vfs.OS(), dir, start, f.limit, committed, remote, f.json, stdout, stderr)
+}
+
+// partitionRead is one run of segviz read over an open log.
+type partitionRead struct {
+	l          *kafkalog.Log
+	remote     RemoteReader
+	committed  bool
+	localStart int64 // the local log start offset
+	upper      int64 // the high watermark, or the last stable offset: nothing at or above is read
+	limit      int64 // 0: all
+	printed    int64
+
+	w         *bufio.Writer
+	json      bool
+	partition []byte // the JSON string of "partition"
+	line      []byte
+	buf       []byte
+	s         record.Scanner
+	walk      describe.Walker
+}
+
+// errRecordsDecode wraps a batch whose records do not decode: damaged
+// data (exit 1).
+var errRecordsDecode = errors.New("records do not decode")
+
+// readPartition opens dir read-only and prints its records from start.
+func readPartition(fsys vfs.FS, dir string, start readStart, limit int64, committed bool, remote RemoteReader, asJSON bool, stdout, stderr io.Writer) int {
+	l, err := kafkalog.Open(fsys, dir, kafkalog.DefaultConfig(), kafkalog.Options{ReadOnly: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz read: %v\n", err)
+		var ce *format.CorruptionError
+		if errors.As(err, &ce) {
+			return exitProblem
+		}
+		return exitFailure
+	}
+	defer l.Close()
+	if hw, _ := highWatermark(fsys, dir); hw > 0 {
+		l.SetHighWatermark(hw)
+	}
+	tp := path.Base(dir)
+	if t := l.TopicPartition(); t.Partition >= 0 {
+		tp = t.String()
+	}
+	partition, _ := json.Marshal(tp)
+	r := &partitionRead{l: l, remote: remote, committed: committed, localStart: l.LogStartOffset(),
+		upper: l.HighWatermark(), limit: limit, w: bufio.NewWriterSize(stdout, 64<<10), json: asJSON, partition: partition}
+	if committed {
+		lso, err := lastStableOffset(fsys, l, r.upper)
+		if err != nil {
+			return r.fail(err, stderr)
+		}
+		r.upper = lso
+	}
+	from, ok, err := r.startOffset(start)
+	if err != nil {
+		return r.fail(err, stderr)
+	}
+	if !ok {
+		return exitOK // no record at or after --at
+	}
+	if from < r.localStart && remote == nil {
+		fmt.Fprintf(stderr, "segviz read: offset %d is below the log start offset %d of %s: those records are gone from local disk (deleted by retention, or held by a remote store; give it with --remote)\n", from, r.localStart, dir)
+		return exitProblem
+	}
+	if from > l.LogEndOffset() {
+		fmt.Fprintf(stderr, "segviz read: offset %d is past the log end offset %d of %s: no records\n", from, l.LogEndOffset(), dir)
+		return exitOK
+	}
+	err = r.run(from)
+	if ferr := r.w.Flush(); err == nil && ferr != nil {
+		fmt.Fprintf(stderr, "segviz read: %v\n", ferr)
+		return exitFailure
+	}
+	if err != nil {
+		return r.fail(err, stderr)
+	}
+	return exitOK
+}
+
+// fail reports err and returns its exit code: 1 for damaged data, 3 for
+// the rest.
+func (r *partitionRead) fail(err error, stderr io.Writer) int {
+	r.w.Flush()
+	fmt.Fprintf(stderr, "segviz read: %v\n", err)
+	var ce *format.CorruptionError
+	if errors.As(err, &ce) || errors.Is(err, errRecordsDecode) || errors.Is(err, kafkalog.ErrOffsetOutOfRange) {
+		return exitProblem
+	}
+	return exitFailure
+}
+
+// startOffset resolves where the read starts; false when --at finds no
+// record that late.
+func (r *partitionRead) startOffset(s readStart) (int64, bool, error) {
+	earliest := r.localStart
+	if r.remote != nil {
+		o, err := r.remote.StartOffset()
+		if err != nil {
+			return 0, false, err
+		}
+		earliest = min(earliest, o)
+	}
+	switch s.kind {
+	case startEarliest:
+		return earliest, true, nil
+	case startLatest:
+		return r.upper, true, nil
+	case startFromEnd:
+		return max(r.upper-min(s.n, r.upper), earliest), true, nil
+	case startAt:
+		// The local log's time indexes; a remote's are the tier
+		// package's to search.
+		to, found, err := r.l.OffsetForTimestamp(s.n)
+		if err != nil || !found {
+			return 0, false, err
+		}
+		return to.Offset, true, nil
+	}
+	return s.n, true, nil
+}
+
+// fetch reads the entries from the first that holds offset next: from
+// the remote below the local log start offset, else from the local log.
+func (r *partitionRead) fetch(next int64) ([]byte, []index.AbortedTxn, error) {
+	if next < r.localStart && r.remote != nil {
+		b, err := r.remote.ReadFrom(next)
+		return b.Records, b.AbortedTxns, err
+	}
+	iso := kafkalog.IsolationHighWatermark
+	if r.committed {
+		iso = kafkalog.IsolationCommitted
+	}
+	res, err := r.l.Read(next, readFetchBytes, r.buf[:0], kafkalog.ReadOptions{Isolation: iso})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.buf = res.Records
+	return res.Records, res.AbortedTxns, nil
+}
+
+// run prints the records from offset from up to r.upper, fetch by fetch.
+func (r *partitionRead) run(from int64) error {
+	next := from
+	for next < r.upper && !r.full() {
+		recs, aborted, err := r.fetch(next)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			if next < r.localStart && r.remote != nil {
+				next = r.localStart // past the remote's end: on with the local log
+				continue
+			}
+			return nil
+		}
+		before := next
+		next, err = r.entries(recs, aborted, next)
+		if err != nil {
+			return err
+		}
+		if err := r.w.Flush(); err != nil {
+			return err
+		}
+		if next == before {
+			return nil // no whole entry at or above next: nothing more to read
+		}
+	}
+	return nil
+}
+
+func (r *partitionRead) full() bool { return r.limit > 0 && r.printed >= r.limit }
+
+// entries prints the records of the fetched entries b that a consumer
+// gets, from offset next on, and returns the offset to fetch next. It
+// filters as Kafka's consumer does (CompletedFetch.nextFetchedBatch):
+// under read_committed, an aborted transaction's producer is marked
+// aborted from the transaction's first offset on, its transactional
+// batches are skipped until its ABORT marker, and control batches are
+// never returned.
+func (r *partitionRead) entries(b []byte, aborted []index.AbortedTxn, next int64) (int64, error) {
+	aborted = slices.SortedFunc(slices.Values(aborted), func(a, b index.AbortedTxn) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
+	abortedPIDs := map[int64]bool{}
+	r.s.Reset(b, "", 0)
+	for r.s.Next() {
+		e := r.s.Entry()
+		last := e.LastOffset()
+		skip := false
+		if e.Magic == record.MagicV2 {
+			h := &e.Batch.BatchHeader
+			if r.committed && h.ProducerID != record.NoProducerID {
+				for len(aborted) > 0 && aborted[0].FirstOffset <= last {
+					abortedPIDs[aborted[0].ProducerID] = true
+					aborted = aborted[1:]
+				}
+				if h.Attributes.IsControl() {
+					if _, abort := r.walk.TxnMarkers(e); abort {
+						delete(abortedPIDs, h.ProducerID)
+					}
+				} else if h.Attributes.IsTransactional() && abortedPIDs[h.ProducerID] {
+					skip = true
+				}
+			}
+			skip = skip || h.Attributes.IsControl()
+		}
+		if !skip {
+			for r.walk.Reset(e); r.walk.Next(); {
+				rec := r.walk.Record()
+				if rec.Offset < next {
+					continue
+				}
+				if rec.Offset >= r.upper || r.full() {
+					return r.upper, nil // done
+				}
+				r.print(rec)
+			}
+			if err := r.walk.Err(); err != nil {
+				return next, fmt.Errorf("%w: the entry holding offsets up to %d: %v", errRecordsDecode, last, err)
+			}
+		}
+		next = max(next, last+1)
+		if r.full() {
+			return r.upper, nil
+		}
+	}
+	return next, r.s.Err()
+}
+
+// print writes one record.
+func (r *partitionRead) print(rec *describe.Record) {
+	r.printed++
+	line := r.line[:0]
+	if r.json {
+		b, err := json.Marshal(dumplog.NewRecordJSON(rec, true))
+		if err != nil {
+			panic(err) // dumplog's own type always marshals
+		}
+		// dump's record object, plus "partition" (RecordJSON marshals
+		// itself, so embedding it would drop the extra field).
+		line = append(line, b[:len(b)-1]...)
+		line = append(line, `,"partition":`...)
+		line = append(line, r.partition...)
+		line = append(line, "}\n"...)
+	} else {
+		line = strconv.AppendInt(line, rec.Offset, 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, rec.Timestamp, 10)
+		line = append(line, '\t')
+		line = appendPrintable(line, rec.Key)
+		line = append(line, '\t')
+		line = appendPrintable(line, rec.Value)
+		line = append(line, '\n')
+	}
+	r.w.Write(line)
+	r.line = line
+}
+
+// appendPrintable appends b as text that stays on one line and one field:
+// printable UTF-8 as it is, \t \n \r \\ escaped, other bytes as \xNN and
+// other non-printable characters as \uNNNN; NULL for nil.
+func appendPrintable(dst, b []byte) []byte {
+	if b == nil {
+		return append(dst, "NULL"...)
+	}
+	const hex = "0123456789abcdef"
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, '\\', 'x', hex[b[0]>>4], hex[b[0]&15])
+		case c == '\\':
+			dst = append(dst, `\\`...)
+		case c == '\t':
+			dst = append(dst, `\t`...)
+		case c == '\n':
+			dst = append(dst, `\n`...)
+		case c == '\r':
+			dst = append(dst, `\r`...)
+		case c < 0x80 && !unicode.IsPrint(c):
+			dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
+		case !unicode.IsPrint(c):
+			if c > 0xffff {
+				dst = fmt.Appendf(dst, `\U%08x`, c)
+			} else {
+				dst = fmt.Appendf(dst, `\u%04x`, c)
+			}
+		default:
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
+}
+
+// lastStableOffset returns the last stable offset of l at the high
+// watermark hw: the first offset of the earliest transaction still open
+// at hw, or hw. A read-only kafkalog.Log does not rebuild its producer
+// state, so this takes the newest producer snapshot at or below hw (which
+// records each producer's open transaction) and replays the batches from
+// there to hw; with no such snapshot, from the log start offset.
+func lastStableOffset(fsys vfs.FS, l *kafkalog.Log, hw int64) (int64, error) {
+	dir := l.Dir()
+	start := l.LogStartOffset()
+	open := map[int64]int64{} // producer ID → first offset of its open transaction
+	from := start
+	snaps, err := producer.ListSnapshots(fsys, dir)
+	if err != nil {
+		return 0, err
+	}
+	for i := len(snaps) - 1; i >= 0; i-- {
+		off := snaps[i]
+		if off > hw || off < start {
+			continue
+		}
+		entries, err := producer.ReadSnapshot(fsys, dir, off)
+		if err != nil {
+			var ce *format.CorruptionError
+			if errors.As(err, &ce) {
+				continue // as Kafka: try the next older one
+			}
+			return 0, err
+		}
+		for _, e := range entries {
+			if e.CurrentTxnFirstOffset >= 0 {
+				open[e.ProducerID] = e.CurrentTxnFirstOffset
+			}
+		}
+		from = off
+		break
+	}
+	var (
+		buf []byte
+		s   record.Scanner
+	)
+	for next := from; next < hw; {
+		res, err := l.Read(next, readFetchBytes, buf[:0], kafkalog.ReadOptions{Isolation: kafkalog.IsolationHighWatermark})
+		if err != nil {
+			return 0, err
+		}
+		if len(res.Records) == 0 {
+			break
+		}
+		buf = res.Records
+		before := next
+		s.Reset(res.Records, "", 0)
+		for s.Next() {
+			e := s.Entry()
+			next = max(next, e.LastOffset()+1)
+			if e.Magic != record.MagicV2 || e.BaseOffset() >= hw {
+				continue
+			}
+			h := &e.Batch.BatchHeader
+			if h.ProducerID == record.NoProducerID || !h.Attributes.IsTransactional() {
+				continue
+			}
+			if h.Attributes.IsControl() {
+				delete(open, h.ProducerID) // its marker ends the transaction
+			} else if _, ok := open[h.ProducerID]; !ok {
+				open[h.ProducerID] = h.BaseOffset
+			}
+		}
+		if err := s.Err(); err != nil {
+			return 0, err
+		}
+		if next == before {
+			break
+		}
+	}
+	lso := hw
+	for _, first := range open {
+		lso = min(lso, first)
+	}
+	return lso, nil
+}
