@@ -176,6 +176,7 @@ final class Broker implements AutoCloseable {
         int controllerPort = -1;
         String topic;
         File serverLog;
+        File tieredStorage;
         Map<String, String> config = new HashMap<>();
         Map<String, String> topicConfig = new HashMap<>();
         List<String> rest = new ArrayList<>();
@@ -189,6 +190,7 @@ final class Broker implements AutoCloseable {
                     case "--controller-port": r.controllerPort = Integer.parseInt(Storage.need(a, ++i)); break;
                     case "--topic": r.topic = Storage.need(a, ++i); break;
                     case "--server-log": r.serverLog = new File(Storage.need(a, ++i)); break;
+                    case "--tiered-storage": r.tieredStorage = new File(Storage.need(a, ++i)).getAbsoluteFile(); break;
                     case "--config": Storage.putKV(r.config, Storage.need(a, ++i)); break;
                     case "--topic-config": Storage.putKV(r.topicConfig, Storage.need(a, ++i)); break;
                     default:
@@ -203,8 +205,36 @@ final class Broker implements AutoCloseable {
 
         Broker broker() {
             if (serverLog != null) ServerLog.install(serverLog);
-            return new Broker(logDir, port, controllerPort, config);
+            Map<String, String> all = new LinkedHashMap<>();
+            if (tieredStorage != null) all.putAll(tieredStorageConfig(tieredStorage));
+            all.putAll(config); // --config wins
+            return new Broker(logDir, port, controllerPort, all);
         }
+    }
+
+    /**
+     * The broker configs of --tiered-storage DIR: KIP-405 tiered storage with
+     * Kafka's own LocalTieredStorage (kafka-storage's test jar) writing under
+     * DIR/kafka-tiered-storage, the default topic-based remote log metadata
+     * manager sized for one node (its __remote_log_metadata topic with one
+     * partition, replication factor and min ISR 1), and the copy and the
+     * retention checks every 500 ms instead of every 30 s and 5 minutes.
+     */
+    static Map<String, String> tieredStorageConfig(File dir) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("remote.log.storage.system.enable", "true");
+        p.put("remote.log.storage.manager.class.name", "org.apache.kafka.server.log.remote.storage.LocalTieredStorage");
+        p.put("rsm.config.dir", dir.getAbsolutePath());
+        p.put("rsm.config.delete.on.close", "false");
+        p.put("remote.log.metadata.manager.class.name", "org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager");
+        p.put("remote.log.metadata.manager.listener.name", "PLAINTEXT");
+        p.put("rlmm.config.remote.log.metadata.topic.replication.factor", "1");
+        p.put("rlmm.config.remote.log.metadata.topic.min.isr", "1");
+        p.put("rlmm.config.remote.log.metadata.topic.num.partitions", "1");
+        p.put("remote.log.manager.task.interval.ms", "500");
+        p.put("log.retention.check.interval.ms", "500");
+        p.put("log.initial.task.delay.ms", "0");
+        return p;
     }
 
     /** broker --log-dir D --port P: serves until SIGTERM or stdin closes. */
@@ -216,6 +246,7 @@ final class Broker implements AutoCloseable {
         ObjectNode r = Storage.JSON.createObjectNode();
         r.put("bootstrap", b.bootstrap());
         r.put("logDir", b.logDir.getAbsolutePath());
+        if (args.tieredStorage != null) r.put("remoteDir", new File(args.tieredStorage, "kafka-tiered-storage").getPath());
         System.out.println(Storage.JSON.writeValueAsString(r));
         System.out.flush();
         serveUntilStopped(b);
@@ -299,6 +330,7 @@ final class Broker implements AutoCloseable {
         r.put("logDir", b.logDir.getAbsolutePath());
         r.put("topic", args.topic);
         r.put("topicId", id.toString());
+        if (args.tieredStorage != null) r.put("remoteDir", new File(args.tieredStorage, "kafka-tiered-storage").getPath());
         ArrayNode parts = r.putArray("partitions");
         long totalTruncated = 0;
         try (Admin admin = b.admin()) {
