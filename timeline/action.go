@@ -256,10 +256,30 @@ type Recovery struct {
 // Action returns ActionRecovery.
 func (Recovery) Action() Action { return ActionRecovery }
 
-// Tier is the payload of ActionTier: it will be recorded once tiering
-// exists, and has no fields yet. The timeline stores and returns it like
-// any payload; nothing in segkit writes it.
-type Tier struct{}
+// Tier records a step of tiered storage (KIP-405, package tier): a
+// segment copied to the remote store (COPY_SEGMENT_STARTED → FINISHED),
+// or a remote segment deleted by total retention (DELETE_SEGMENT_STARTED
+// → FINISHED).
+type Tier struct {
+	// Op is TierCopy or TierDelete.
+	Op string `json:"op"`
+	// Segment is the segment copied or deleted: its base offset, the
+	// next segment's base, its size and largest timestamp.
+	Segment SegmentRef `json:"segment"`
+	// RemoteSegmentID is the remote segment's id, as Kafka prints a Uuid.
+	RemoteSegmentID string `json:"remoteSegmentId,omitempty"`
+	// Remote names the remote store (a URI).
+	Remote string `json:"remote,omitempty"`
+	// Rule is the total-retention rule of a deletion ("time", "size",
+	// "logStartOffset").
+	Rule string `json:"rule,omitempty"`
+}
+
+// The Ops of a Tier.
+const (
+	TierCopy   = "copy"
+	TierDelete = "delete"
+)
 
 // Action returns ActionTier.
 func (Tier) Action() Action { return ActionTier }

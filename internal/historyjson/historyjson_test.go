@@ -205,3 +205,24 @@ func TestText(t *testing.T) {
 		t.Errorf("hand-made answer:\n%s", got)
 	}
 }
+
+// TestLookupTierDelete: below the log start offset, a remote deletion by
+// total retention is what removed an offset a tiered partition served
+// from its remote.
+func TestLookupTierDelete(t *testing.T) {
+	at := func(ms int64) timeline.InstantTime { return timeline.InstantTime{Millis: ms} }
+	inst := func(ms int64, p timeline.Payload) timeline.Instant {
+		return timeline.Instant{Time: at(ms), Action: p.Action(), State: timeline.Completed, Completed: at(ms + 1), Result: p}
+	}
+	insts := []timeline.Instant{
+		inst(1000, &timeline.Tier{Op: timeline.TierCopy, Segment: timeline.SegmentRef{BaseOffset: 0, NextOffset: 10}, Remote: "file:///r"}),
+		inst(2000, &timeline.Tier{Op: timeline.TierDelete, Segment: timeline.SegmentRef{BaseOffset: 0, NextOffset: 10}, Remote: "file:///r", Rule: "time"}),
+	}
+	a := Lookup(5, insts, Facts{LogStartOffset: 10, LogEndOffset: 20, ActiveBase: 10})
+	if a.Removed == nil || a.Removed.Time != at(2000) || a.Rule != "time" || !strings.Contains(a.Why, "remote segment 0") {
+		t.Fatalf("lookup 5: %+v", a)
+	}
+	if got := Summary(insts[0]); got != "copied segment 0 (offsets 0-9, 0 bytes) to the remote file:///r" {
+		t.Fatalf("summary: %q", got)
+	}
+}

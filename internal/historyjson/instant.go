@@ -93,7 +93,14 @@ func Summary(inst timeline.Instant) string {
 	case *timeline.Restore:
 		return fmt.Sprintf("restored to savepoint %s: log end offset %d -> %d", x.Savepoint, x.OldLogEndOffset, x.NewLogEndOffset)
 	case *timeline.Tier:
-		return "tiered storage"
+		s := x.Segment
+		switch x.Op {
+		case timeline.TierCopy:
+			return fmt.Sprintf("copied segment %d (%s, %d bytes) to the remote %s", s.BaseOffset, OffsetRange(s.BaseOffset, s.NextOffset), s.Size, x.Remote)
+		case timeline.TierDelete:
+			return fmt.Sprintf("deleted remote segment %d (%s) from %s by the %s rule", s.BaseOffset, OffsetRange(s.BaseOffset, s.NextOffset), x.Remote, x.Rule)
+		}
+		return "tiered storage: " + x.Op
 	case nil:
 		return "-"
 	}

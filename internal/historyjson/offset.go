@@ -145,6 +145,13 @@ func Lookup(n int64, insts []timeline.Instant, f Facts) Answer {
 				if x.OldLogStartOffset <= n && n < x.NewLogStartOffset {
 					found(i, "truncate", fmt.Sprintf("the log was truncated (%s): log start offset %d -> %d", x.Reason, x.OldLogStartOffset, x.NewLogStartOffset))
 				}
+			case *timeline.Tier:
+				// Tiered storage: the local copy went by local retention
+				// while the record stayed readable from the remote; the
+				// remote deletion is what made it unreadable.
+				if s := x.Segment; x.Op == timeline.TierDelete && s.BaseOffset <= n && n < s.NextOffset {
+					found(i, x.Rule, fmt.Sprintf("total retention (rule %s) deleted remote segment %d (%s) from %s", x.Rule, s.BaseOffset, OffsetRange(s.BaseOffset, s.NextOffset), x.Remote))
+				}
 			}
 			if a.Removed != nil {
 				break
