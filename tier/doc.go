@@ -83,6 +83,16 @@
 // LocalTieredStorage versions wrote it unpadded, which
 // ParseSegmentFileName also accepts.
 //
+// A directory a broker's LocalTieredStorage wrote has no metadata beside
+// it (the broker's is in its __remote_log_metadata topic): Dir.Discover
+// builds it from the files alone — the names give each segment's start
+// offset and id, the .log's batch headers its end offset, largest
+// timestamp and size, its leader_epoch_checkpoint the epochs — and
+// refuses what it would have to guess (a stray name, an unfinished file
+// set, overlapping segments, a torn .log). ReadOnly(dir, discovered) is a
+// Remote over it that Open can tie the broker's partition to and that
+// refuses every change (ErrReadOnly).
+//
 // Each data file is written to <dir>/.segkit-tier/…/<name>.tmp, synced,
 // and renamed into the partition directory; the two directories are
 // synced after the segment's last rename. So a partition directory only
