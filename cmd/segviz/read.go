@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"path"
 	"path/filepath"
 	"slices"
@@ -21,8 +24,10 @@ import (
 	"github.com/segkit/segkit/internal/describe"
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/tier"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -52,9 +57,22 @@ segments). It is the "kcat -C -e" of a partition directory, with no broker.
                  and leaves out the records of aborted transactions, as a
                  read_committed consumer does
   --remote URI   the remote store that holds the partition's history below
-                 its local log start offset (tiered storage): file://DIR, a
-                 LocalTieredStorage directory. Not supported yet: refused
-                 (exit 2)
+                 its local log start offset (tiered storage, KIP-405):
+                 file://DIR, a directory in Kafka's LocalTieredStorage
+                 layout (its rsm.config.dir, holding kafka-tiered-storage/).
+                 Offsets below the local log start offset ("earliest-local")
+                 are read from the remote, then the read goes on with the
+                 local log, as a consumer of the broker gets them; earliest
+                 is then the remote's first offset, and --at searches the
+                 remote first. The segments are those of the remote log
+                 metadata "segviz tier upload" writes beside the data
+                 (DIR/.segkit-tier); a remote a broker wrote (whose
+                 metadata is in its __remote_log_metadata topic) is read
+                 from its files alone. The topic id naming the remote
+                 partition comes from the partition's partition.metadata.
+                 read_committed below the local log start offset is
+                 refused (exit 2): the remote transaction indexes are not
+                 read yet. s3:// is not built into this segviz yet (exit 2)
   --json         one JSON object a line (below)
 
 What a consumer gets: control records (transaction markers, KRaft's
@@ -93,21 +111,23 @@ partition is the topic-partition, the name of DIR. These field names are
 stable.
 
 Reading is read-only: no lock is taken and nothing is created or changed,
-so it may run beside a broker (records the broker appends meanwhile may
-or may not be read). Memory holds one fetch (1 MiB, or one larger batch)
-at a time, whatever the size of the log.
+in DIR or in the remote, so it may run beside a broker (records the
+broker appends meanwhile may or may not be read). Memory holds one fetch
+(1 MiB, or one larger batch) at a time, whatever the size of the log.
 
 Exit status: 0 when the records were printed (also when none are in
 range), 1 for an offset below the log start offset (the records are gone
 from local disk; without --remote nothing can read them) or damaged data
-(what was read before it is printed), 2 for a bad command line, 3 when the
-partition could not be read.
+(what was read before it is printed), 2 for a bad command line (or a
+refusal: read_committed below the local log start offset with --remote),
+3 when the partition or the remote could not be read.
 
 Examples:
   segviz read /var/kafka-logs/orders-0
   segviz read --from 1000 --limit 10 /var/kafka-logs/orders-0
   segviz read --at 2024-06-15T10:20:00Z --json /var/kafka-logs/orders-0 | jq .value
   segviz read --isolation read_committed /var/kafka-logs/payments-3
+  segviz read --remote file:///var/kafka-tiered --from 0 /var/kafka-logs/orders-0
 `
 
 // readFetchBytes is the size of each fetch from the log (a consumer's
@@ -127,9 +147,13 @@ type RemoteReader interface {
 	// .log holds them) from the first one that holds an offset ≥ offset,
 	// in offset order, as kafkalog.Log.Read does: about a fetch's worth,
 	// at least one entry, none at the remote's end. The aborted
-	// transactions overlapping the entries come from the remote
-	// segments' transaction indexes.
+	// transactions overlapping the entries would come from the remote
+	// segments' transaction indexes; the tier remote does not read them
+	// yet, so read_committed below the local log start offset is refused.
 	ReadFrom(offset int64) (RemoteBatches, error)
+	// OffsetForTimestamp returns the first offset the remote holds whose
+	// timestamp is at or after ts (false: none is that late).
+	OffsetForTimestamp(ts int64) (int64, bool, error)
 	// Close releases the remote.
 	Close() error
 }
@@ -143,15 +167,298 @@ type RemoteBatches struct {
 	AbortedTxns []index.AbortedTxn
 }
 
-// errRemoteNotSupported is returned by openRemote until the tier package
-// is wired in.
-var errRemoteNotSupported = errors.New("--remote is not supported yet: reading through to a remote store (a LocalTieredStorage directory) comes with the tier package")
+// openRemote opens the remote store at dir (from --remote file://dir)
+// for the partition directory pdir: a directory in Kafka's
+// LocalTieredStorage layout (tier.Dir over the OS), read-only. The
+// partition's remote name needs its topic id, from pdir's
+// partition.metadata, or, without one, the only partition directory of
+// the remote named after pdir's topic and partition. The segments are
+// those of the remote log metadata segkit keeps beside the data
+// (tier.Dir); a remote without any (as a broker writes it: the broker
+// keeps its metadata in __remote_log_metadata) is read from its file
+// names and .log files alone (tier.Dir.Discover).
+func openRemote(fsys vfs.FS, dir, pdir string) (RemoteReader, error) {
+	st, err := fsys.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	tp, err := remotePartition(fsys, dir, pdir)
+	if err != nil {
+		return nil, err
+	}
+	d := tier.NewDir(fsys, dir)
+	meta, discovered, err := remoteMetadata(d, tp)
+	if err != nil {
+		return nil, err
+	}
+	r := &dirRemote{d: d, tp: tp, discovered: discovered, start: math.MaxInt64}
+	// What is served, as tier.Tier serves it: the finished copies at or
+	// above the newest one total retention has begun to delete.
+	floor := int64(0)
+	for _, m := range meta {
+		if !m.Abandoned && m.State >= tier.DeleteSegmentStarted {
+			floor = max(floor, m.EndOffset+1)
+		}
+	}
+	for _, m := range meta {
+		if m.State == tier.CopySegmentFinished && m.StartOffset >= floor {
+			r.served = append(r.served, m)
+		}
+	}
+	if len(r.served) > 0 {
+		r.start = r.served[0].StartOffset
+	}
+	return r, nil
+}
 
-// openRemote opens the remote store at dir (from --remote file://dir) for
-// the partition tp. This is the one function to fill in once the tier
-// package exists.
-func openRemote(dir, tp string) (RemoteReader, error) {
-	return nil, errRemoteNotSupported
+// remotePartition names the partition directory pdir in the remote at
+// dir: its topic and partition with the topic id of its
+// partition.metadata, or, without one, of the only partition directory
+// of the remote with its topic and partition.
+func remotePartition(fsys vfs.FS, dir, pdir string) (tier.TopicIDPartition, error) {
+	ctp, err := checkpoint.ParseDirName(path.Base(pdir))
+	if err != nil {
+		return tier.TopicIDPartition{}, err
+	}
+	tp := tier.TopicIDPartition{Topic: ctp.Topic, Partition: ctp.Partition}
+	pm, err := checkpoint.ReadPartitionMetadata(fsys, pdir)
+	switch {
+	case err == nil && !pm.TopicID.IsZero():
+		tp.TopicID = pm.TopicID
+		return tp, nil
+	case err == nil || errors.Is(err, fs.ErrNotExist):
+		return findRemotePartition(fsys, dir, tp)
+	}
+	return tp, err
+}
+
+// remoteMetadata returns the remote log metadata of tp: segkit's, kept
+// beside the data, or, when there is none, what the files alone say
+// (tier.Dir.Discover: a remote a broker's LocalTieredStorage wrote, whose
+// metadata is in the broker's __remote_log_metadata topic); discovered
+// says which.
+func remoteMetadata(d *tier.Dir, tp tier.TopicIDPartition) (meta []tier.SegmentMetadata, discovered bool, err error) {
+	if meta, err = d.ListSegmentMetadata(tp); err != nil || len(meta) > 0 {
+		return meta, false, err
+	}
+	meta, err = d.Discover(tp)
+	return meta, len(meta) > 0, err
+}
+
+// findRemotePartition finds tp's topic id in the remote: the only
+// partition directory named <topic>-<partition>-<topic id>.
+func findRemotePartition(fsys vfs.FS, dir string, tp tier.TopicIDPartition) (tier.TopicIDPartition, error) {
+	root := path.Join(dir, tier.RootDirName)
+	infos, err := vfs.ReadDir(fsys, root)
+	if err != nil {
+		return tp, fmt.Errorf("the partition has no %s (no topic id) and the remote has no %s: %w", checkpoint.PartitionMetadataFile, root, err)
+	}
+	var found []tier.TopicIDPartition
+	for _, fi := range infos {
+		if got, err := tier.ParsePartitionDirName(fi.Name()); err == nil && got.Topic == tp.Topic && got.Partition == tp.Partition {
+			found = append(found, got)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return tp, fmt.Errorf("the remote %s holds no partition %s-%d", root, tp.Topic, tp.Partition)
+	case 1:
+		return found[0], nil
+	}
+	return tp, fmt.Errorf("the remote %s holds %d partitions %s-%d (topic ids differ: the topic was re-created) and the partition has no %s to say which", root, len(found), tp.Topic, tp.Partition, checkpoint.PartitionMetadataFile)
+}
+
+// dirRemote is a RemoteReader over a tier.Dir.
+type dirRemote struct {
+	d          *tier.Dir
+	tp         tier.TopicIDPartition
+	served     []tier.SegmentMetadata // oldest first
+	discovered bool                   // served comes from the files alone
+	start      int64                  // the first served offset; MaxInt64 for none
+	buf        []byte
+	s          record.Scanner
+	walk       describe.Walker
+}
+
+func (r *dirRemote) StartOffset() (int64, error) { return r.start, nil }
+
+func (r *dirRemote) Close() error { return nil }
+
+// maxRemoteEntry bounds one entry fetched whole from the remote.
+const maxRemoteEntry = 128 << 20
+
+// ReadFrom reads about a fetch's worth of whole entries from the first
+// served segment whose end reaches offset: from the position its remote
+// offset index gives, on to the first entry whose last offset reaches
+// offset. Aborted transactions are not read (read_committed below the
+// local log start offset is refused).
+func (r *dirRemote) ReadFrom(offset int64) (RemoteBatches, error) {
+	for _, m := range r.served {
+		if m.EndOffset < offset {
+			continue
+		}
+		pos := int64(0)
+		if offset > m.StartOffset {
+			var err error
+			if pos, err = r.indexPosition(m, offset); err != nil {
+				return RemoteBatches{}, err
+			}
+		}
+		b, err := r.readSegment(m, pos, offset)
+		if err != nil || len(b) > 0 {
+			return RemoteBatches{Records: b}, err
+		}
+	}
+	return RemoteBatches{}, nil
+}
+
+// indexPosition is the position the segment's remote offset index gives
+// for offset: that of the last entry at or below it, or 0.
+func (r *dirRemote) indexPosition(m tier.SegmentMetadata, offset int64) (int64, error) {
+	rc, err := r.d.FetchIndex(m, tier.IndexOffset)
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, tier.MaxIndexBytes+1))
+	if err != nil {
+		return 0, err
+	}
+	if int64(len(b)) > tier.MaxIndexBytes {
+		return 0, fmt.Errorf("the remote offset index of segment %s is larger than %d bytes", m.ID.ID, tier.MaxIndexBytes)
+	}
+	pos := int64(0)
+	for i := 0; i+index.EntrySize <= len(b); i += index.EntrySize {
+		e := index.DecodeEntry(b[i:i+index.EntrySize], m.StartOffset)
+		if i > 0 && e.Offset == m.StartOffset || e.Offset > offset {
+			break // a zeroed tail, or past offset
+		}
+		pos = int64(e.Position)
+	}
+	return min(pos, m.SegmentSizeInBytes), nil
+}
+
+// fetchRange reads [start, end) of the segment's .log into r.buf.
+func (r *dirRemote) fetchRange(m tier.SegmentMetadata, start, end int64) ([]byte, error) {
+	rc, err := r.d.FetchLogSegment(m, start, end)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	n := int(end - start)
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	got, err := io.ReadFull(rc, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil // a shorter file: what is there
+	}
+	return b[:got], err
+}
+
+// readSegment returns whole entries of m from the first at or after pos
+// whose last offset reaches offset: up to a fetch, at least one entry;
+// none when the segment holds no such entry.
+func (r *dirRemote) readSegment(m tier.SegmentMetadata, pos, offset int64) ([]byte, error) {
+	size := m.SegmentSizeInBytes
+	path := r.d.FilePath(m, tier.FileSegment)
+	for pos < size {
+		buf, err := r.fetchRange(m, pos, min(pos+readFetchBytes, size))
+		if err != nil {
+			return nil, err
+		}
+		r.s.Reset(buf, path, pos)
+		first := -1
+		for r.s.Next() {
+			if first < 0 && r.s.Entry().LastOffset() >= offset {
+				first = int(r.s.Entry().Position - pos)
+			}
+		}
+		if err := r.s.Err(); err != nil {
+			return nil, err
+		}
+		valid := r.s.ValidBytes()
+		if first >= 0 {
+			return buf[first:valid:valid], nil
+		}
+		if valid > 0 {
+			pos += int64(valid)
+			continue
+		}
+		// The next entry is larger than a fetch: fetch it whole.
+		if len(buf) < 12 {
+			break // a torn tail
+		}
+		n := int64(binary.BigEndian.Uint32(buf[8:12]))
+		if n > maxRemoteEntry {
+			return nil, &format.CorruptionError{Path: path, Offset: pos + 8, Err: fmt.Errorf("%w: an entry of %d bytes", format.ErrTooLarge, n)}
+		}
+		if buf, err = r.fetchRange(m, pos, min(pos+12+n, size)); err != nil {
+			return nil, err
+		}
+		r.s.Reset(buf, path, pos)
+		if !r.s.Next() {
+			if err := r.s.Err(); err != nil {
+				return nil, err
+			}
+			break // a torn tail
+		}
+		if r.s.Entry().LastOffset() >= offset {
+			v := r.s.ValidBytes()
+			return buf[:v:v], nil
+		}
+		pos += int64(r.s.ValidBytes())
+	}
+	return nil, nil
+}
+
+// OffsetForTimestamp returns the first offset the remote holds whose
+// record timestamp is at or after ts, as ListOffsets answers for a tiered
+// partition: in the first served segment whose largest timestamp reaches
+// ts. false: no remote record is that late.
+func (r *dirRemote) OffsetForTimestamp(ts int64) (int64, bool, error) {
+	for _, m := range r.served {
+		if m.MaxTimestampMs < ts {
+			continue
+		}
+		for next := m.StartOffset; next <= m.EndOffset; {
+			pos := int64(0)
+			if next > m.StartOffset {
+				var err error
+				if pos, err = r.indexPosition(m, next); err != nil {
+					return 0, false, err
+				}
+			}
+			b, err := r.readSegment(m, pos, next)
+			if err != nil || len(b) == 0 {
+				return 0, false, err
+			}
+			r.s.Reset(b, "", 0)
+			for r.s.Next() {
+				e := r.s.Entry()
+				for r.walk.Reset(e); r.walk.Next(); {
+					// Every batch, control ones too, as
+					// LogSegment.findOffsetByTimestamp (and the local
+					// segment's) walks them.
+					if rec := r.walk.Record(); rec.Offset >= next && rec.Timestamp >= ts {
+						return rec.Offset, true, nil
+					}
+				}
+				if err := r.walk.Err(); err != nil {
+					return 0, false, fmt.Errorf("%w: the entry holding offsets up to %d: %v", errRecordsDecode, e.LastOffset(), err)
+				}
+				next = max(next, e.LastOffset()+1)
+			}
+			if err := r.s.Err(); err != nil {
+				return 0, false, err
+			}
+		}
+	}
+	return 0, false, nil
 }
 
 // parseRemote parses a --remote URI: file://DIR, a directory.
@@ -249,7 +556,7 @@ func runRead(args []string, stdout, stderr io.Writer) int {
 	})
 	fs.Int64Var(&f.limit, "limit", 0, "print at most `K` records (0: all)")
 	fs.StringVar(&f.isolation, "isolation", "read_uncommitted", "read_uncommitted or read_committed")
-	fs.StringVar(&f.remote, "remote", "", "the remote store below the local log start offset: file://`DIR` (not supported yet)")
+	fs.StringVar(&f.remote, "remote", "", "the remote store below the local log start offset: file://`DIR`, a LocalTieredStorage directory")
 	fs.BoolVar(&f.json, "json", false, "print JSON lines")
 	var dirs []string
 	// The directory may come between flags.
@@ -299,16 +606,20 @@ func runRead(args []string, stdout, stderr io.Writer) int {
 	dir := filepath.ToSlash(filepath.Clean(f.dir))
 	var remote RemoteReader
 	if f.remote != "" {
+		if strings.HasPrefix(f.remote, "s3://") {
+			return usageErr("--remote %q: s3:// remotes are not built into this segviz yet (the S3 remote is a separate module); give file://DIR, a LocalTieredStorage directory", f.remote)
+		}
 		rdir, err := parseRemote(f.remote)
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		remote, err = openRemote(rdir, path.Base(dir))
+		remote, err = openRemote(vfs.OS(), filepath.ToSlash(filepath.Clean(rdir)), dir)
 		if err != nil {
-			if errors.Is(err, errRemoteNotSupported) {
-				return usageErr("%v", err)
+			fmt.Fprintf(stderr, "segviz read: --remote %s: %v\n", f.remote, err)
+			var ce *format.CorruptionError
+			if errors.As(err, &ce) {
+				return exitProblem
 			}
-			fmt.Fprintf(stderr, "segviz read: %s: %v\n", f.remote, err)
 			return exitFailure
 		}
 		defer remote.Close()
@@ -322,6 +633,7 @@ type partitionRead struct {
 	remote     RemoteReader
 	committed  bool
 	localStart int64 // the local log start offset
+	earliest   int64 // the log start offset: the remote's first, or localStart
 	upper      int64 // the high watermark, or the last stable offset: nothing at or above is read
 	limit      int64 // 0: all
 	printed    int64
@@ -375,6 +687,14 @@ func readPartition(fsys vfs.FS, dir string, start readStart, limit int64, commit
 	if !ok {
 		return exitOK // no record at or after --at
 	}
+	if remote != nil && from < r.earliest {
+		fmt.Fprintf(stderr, "segviz read: offset %d is below the log start offset %d of %s and its remote: those records are gone (deleted by total retention)\n", from, r.earliest, dir)
+		return exitProblem
+	}
+	if remote != nil && committed && from < r.localStart && from < l.LogEndOffset() {
+		fmt.Fprintf(stderr, "segviz read: --isolation read_committed from offset %d, below the local log start offset %d, is not supported yet: the remote segments' transaction indexes (their aborted transactions) are not read; read from %d on, or with read_uncommitted\n", from, r.localStart, r.localStart)
+		return exitUsage
+	}
 	if from < r.localStart && remote == nil {
 		fmt.Fprintf(stderr, "segviz read: offset %d is below the log start offset %d of %s: those records are gone from local disk (deleted by retention, or held by a remote store; give it with --remote)\n", from, r.localStart, dir)
 		return exitProblem
@@ -417,6 +737,7 @@ func (r *partitionRead) startOffset(s readStart) (int64, bool, error) {
 		}
 		earliest = min(earliest, o)
 	}
+	r.earliest = earliest
 	switch s.kind {
 	case startEarliest:
 		return earliest, true, nil
@@ -425,8 +746,14 @@ func (r *partitionRead) startOffset(s readStart) (int64, bool, error) {
 	case startFromEnd:
 		return max(r.upper-min(s.n, r.upper), earliest), true, nil
 	case startAt:
-		// The local log's time indexes; a remote's are the tier
-		// package's to search.
+		// The remote first, as ListOffsets does for a tiered partition,
+		// then the local log's time indexes.
+		if r.remote != nil {
+			o, found, err := r.remote.OffsetForTimestamp(s.n)
+			if err != nil || found {
+				return o, found, err
+			}
+		}
 		to, found, err := r.l.OffsetForTimestamp(s.n)
 		if err != nil || !found {
 			return 0, false, err

@@ -142,7 +142,7 @@ func TestReadFromAtLimit(t *testing.T) {
 }
 
 // TestReadUsage: bad command lines exit 2, before reading anything;
-// --remote is refused for now.
+// --remote takes file://DIR only.
 func TestReadUsage(t *testing.T) {
 	dir := readPartitionFixture(t, 3)
 	tests := []struct {
@@ -159,10 +159,9 @@ func TestReadUsage(t *testing.T) {
 		{"negative_limit", []string{"--limit", "-1", dir}, "--limit"},
 		{"bad_isolation", []string{"--isolation", "committed", dir}, "--isolation"},
 		{"unknown_flag", []string{"--offset", "1", dir}, "-offset"},
-		{"remote_s3", []string{"--remote", "s3://bucket/x", dir}, "want file://DIR"},
+		{"remote_s3", []string{"--remote", "s3://bucket/x", dir}, "not built into this segviz yet"},
+		{"remote_http", []string{"--remote", "http://host/x", dir}, "want file://DIR"},
 		{"remote_empty_dir", []string{"--remote", "file://", dir}, "no directory"},
-		{"remote_not_yet", []string{"--remote", "file://" + t.TempDir(), dir}, "not supported yet"},
-		{"remote_not_yet_below_start", []string{"--remote", "file:///tmp/remote", "--from", "0", dir}, "not supported yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -624,6 +623,10 @@ type logRemote struct {
 
 func (r *logRemote) StartOffset() (int64, error) { return r.l.LogStartOffset(), nil }
 func (r *logRemote) Close() error                { return r.l.Close() }
+func (r *logRemote) OffsetForTimestamp(ts int64) (int64, bool, error) {
+	to, found, err := r.l.OffsetForTimestamp(ts)
+	return to.Offset, found, err
+}
 func (r *logRemote) ReadFrom(offset int64) (RemoteBatches, error) {
 	r.reads++
 	res, err := r.l.Read(offset, 100, nil, kafkalog.ReadOptions{})
