@@ -477,10 +477,11 @@ func BenchmarkRoll(b *testing.B) {
 //     smallest segment.bytes Kafka 4 accepts (KIP-1030): the roll flushes
 //     the segment it closes, writes the producer snapshot and creates the
 //     new segment, and, with the timeline, notes a roll instant;
+//
 //   - after-one-batch: an explicit Roll after a single 16 KiB batch, the
 //     smallest roll there is, where the roll instant's file weighs most.
 //
-//	go test -run XXX -bench RollTimelineRatio -benchtime 200x ./kafkalog/
+//     go test -run XXX -bench RollTimelineRatio -benchtime 200x ./kafkalog/
 func BenchmarkRollTimelineRatio(b *testing.B) {
 	batch := batch16K(b)
 	for _, kind := range []string{"segment.bytes", "after-one-batch"} {
