@@ -179,6 +179,11 @@ type Clean struct {
 	// before and after the deletion.
 	OldLogStartOffset int64 `json:"oldLogStartOffset"`
 	NewLogStartOffset int64 `json:"newLogStartOffset"`
+	// Local says the deletion was local retention of a tiered partition
+	// (local.retention.ms and .bytes, in Config): only the local copies
+	// went, the records stay readable from the remote store, and the log
+	// start offsets above are the local ones (Kafka's earliest-local).
+	Local bool `json:"local,omitempty"`
 }
 
 // Action returns ActionClean.

@@ -782,7 +782,7 @@ func (r *tierRecorder) onEvent(e tier.Event) {
 func (r *tierRecorder) clean(rule string, segs []timeline.SegmentRef, newStart int64) *timeline.Clean {
 	return &timeline.Clean{Rule: rule, Now: r.now,
 		Config:   timeline.RetentionConfig{RetentionMs: r.cfg.EffectiveLocalRetentionMs(), RetentionBytes: r.cfg.EffectiveLocalRetentionBytes(), FileDeleteDelayMs: r.cfg.FileDeleteDelayMs},
-		Segments: append([]timeline.SegmentRef(nil), segs...), OldLogStartOffset: r.start, NewLogStartOffset: newStart}
+		Segments: append([]timeline.SegmentRef(nil), segs...), OldLogStartOffset: r.start, NewLogStartOffset: newStart, Local: true}
 }
 
 // deleteLocal applies local retention as one clean instant: begun with

@@ -208,7 +208,8 @@ func TestText(t *testing.T) {
 
 // TestLookupTierDelete: below the log start offset, a remote deletion by
 // total retention is what removed an offset a tiered partition served
-// from its remote.
+// from its remote — not the local retention that deleted its local copy
+// before.
 func TestLookupTierDelete(t *testing.T) {
 	at := func(ms int64) timeline.InstantTime { return timeline.InstantTime{Millis: ms} }
 	inst := func(ms int64, p timeline.Payload) timeline.Instant {
@@ -216,6 +217,7 @@ func TestLookupTierDelete(t *testing.T) {
 	}
 	insts := []timeline.Instant{
 		inst(1000, &timeline.Tier{Op: timeline.TierCopy, Segment: timeline.SegmentRef{BaseOffset: 0, NextOffset: 10}, Remote: "file:///r"}),
+		inst(1500, &timeline.Clean{Rule: "time", Local: true, Segments: []timeline.SegmentRef{{BaseOffset: 0, NextOffset: 10}}, OldLogStartOffset: 0, NewLogStartOffset: 10}),
 		inst(2000, &timeline.Tier{Op: timeline.TierDelete, Segment: timeline.SegmentRef{BaseOffset: 0, NextOffset: 10}, Remote: "file:///r", Rule: "time"}),
 	}
 	a := Lookup(5, insts, Facts{LogStartOffset: 10, LogEndOffset: 20, ActiveBase: 10})
@@ -224,5 +226,8 @@ func TestLookupTierDelete(t *testing.T) {
 	}
 	if got := Summary(insts[0]); got != "copied segment 0 (offsets 0-9, 0 bytes) to the remote file:///r" {
 		t.Fatalf("summary: %q", got)
+	}
+	if got := Affects(insts[1]); len(got) != 1 || got[0].What != "remote-only" {
+		t.Fatalf("a local deletion affects %+v", got)
 	}
 }

@@ -65,6 +65,10 @@ func Summary(inst timeline.Instant) string {
 		for _, s := range x.Segments {
 			segs = append(segs, fmt.Sprintf("%d (%s)", s.BaseOffset, OffsetRange(s.BaseOffset, s.NextOffset)))
 		}
+		if x.Local {
+			return fmt.Sprintf("local retention, %s rule (local.%s): deleted the local copies of segment(s) %s, still in the remote store; local log start offset %d -> %d",
+				x.Rule, RuleConfig(x.Rule, x.Config), strings.Join(segs, ", "), x.OldLogStartOffset, x.NewLogStartOffset)
+		}
 		return fmt.Sprintf("%s rule (%s): deleted segment(s) %s; log start offset %d -> %d",
 			x.Rule, RuleConfig(x.Rule, x.Config), strings.Join(segs, ", "), x.OldLogStartOffset, x.NewLogStartOffset)
 	case *timeline.Roll:
@@ -140,7 +144,11 @@ type Range struct {
 	// truncation's, below the new log start offset or above the new log
 	// end offset), "closed" (the segment a roll closed), "compacted" (the
 	// segments a compaction rewrote: some records in them went), "held"
-	// (a savepoint's hold) or "released" (a savepoint's release).
+	// (a savepoint's hold), "released" (a savepoint's release), "copied"
+	// (a segment a tier step copied to the remote store; "removed" for a
+	// remote deletion) or "remote-only" (the segments whose local copies a
+	// tiered partition's local retention deleted: still readable from the
+	// remote).
 	What string `json:"what"`
 }
 
@@ -168,12 +176,21 @@ func Affects(inst timeline.Instant) []Range {
 	case *timeline.Clean:
 		// What became unreadable: the log start offset's move. A clean by
 		// the logStartOffset rule removes files of offsets that were
-		// already unreadable; it names their segments.
-		if x.NewLogStartOffset > x.OldLogStartOffset {
+		// already unreadable; it names their segments. A local deletion of
+		// a tiered partition only moved the records' copies.
+		if x.Local {
+			span(x.Segments, "remote-only")
+		} else if x.NewLogStartOffset > x.OldLogStartOffset {
 			add(x.OldLogStartOffset, x.NewLogStartOffset, "removed")
 		} else {
 			span(x.Segments, "removed")
 		}
+	case *timeline.Tier:
+		what := "copied"
+		if x.Op == timeline.TierDelete {
+			what = "removed"
+		}
+		add(x.Segment.BaseOffset, x.Segment.NextOffset, what)
 	case *timeline.Roll:
 		if x.Closed != nil {
 			end := x.Closed.NextOffset

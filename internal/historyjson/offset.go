@@ -138,7 +138,9 @@ func Lookup(n int64, insts []timeline.Instant, f Facts) Answer {
 		for i, inst := range insts {
 			switch x := PayloadOf(inst).(type) {
 			case *timeline.Clean:
-				if x.OldLogStartOffset <= n && n < x.NewLogStartOffset {
+				// A local deletion of a tiered partition left the records
+				// readable from the remote: it removed nothing.
+				if !x.Local && x.OldLogStartOffset <= n && n < x.NewLogStartOffset {
 					found(i, x.Rule, cleanWhy(x))
 				}
 			case *timeline.Truncate:
@@ -163,7 +165,7 @@ func Lookup(n int64, insts []timeline.Instant, f Facts) Answer {
 		// Or the one that deleted its segment once the log start offset
 		// had passed it by a change segkit did not record.
 		for i, inst := range insts {
-			if x, ok := PayloadOf(inst).(*timeline.Clean); ok && cleanCovers(x, n) {
+			if x, ok := PayloadOf(inst).(*timeline.Clean); ok && !x.Local && cleanCovers(x, n) {
 				found(i, x.Rule, cleanWhy(x)+fmt.Sprintf("; the log start offset was already %d, past offset %d, moved by a change the timeline does not hold (a DeleteRecords request, a broker, or a deletion before the timeline began): the offset was not readable before this instant either", x.OldLogStartOffset, n))
 				break
 			}
