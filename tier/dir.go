@@ -190,6 +190,13 @@ func (d *Dir) ensureDir(p string) error {
 // directory, syncs it and renames it into the partition directory, then
 // syncs both directories: the partition directory only ever holds whole
 // files, under LocalTieredStorage's names. A retry overwrites.
+//
+// The files are all written first, each one's writeback started as it is
+// done (vfs.StartWriteback), then all synced, then all renamed: the
+// device's writes of a segment's files overlap, and on a journaling
+// filesystem one commit makes most of them durable, where a sync after
+// each write would commit once per file. Every file is still synced
+// before any rename, and the directories after the last.
 func (d *Dir) CopyLogSegmentData(m SegmentMetadata, data SegmentData) error {
 	pd, md := d.PartitionDir(m.ID.TopicIDPartition), d.MetadataDir(m.ID.TopicIDPartition)
 	if err := d.ensureDir(pd); err != nil {
@@ -199,25 +206,52 @@ func (d *Dir) CopyLogSegmentData(m SegmentMetadata, data SegmentData) error {
 		return err
 	}
 	src := [numFileTypes]string{data.LogSegment, data.OffsetIndex, data.TimeIndex, data.TransactionIndex, "", data.ProducerSnapshot}
-	buf := make([]byte, 1<<20)
+	type temp struct {
+		f         vfs.File
+		tmp, name string
+	}
+	var temps []temp
+	var buf []byte // for copies the kernel cannot do, made on first use
+	defer func() {
+		for _, t := range temps {
+			if t.f != nil {
+				t.f.Close()
+			}
+		}
+	}()
 	for t := FileType(0); t < numFileTypes; t++ {
 		name := SegmentFileName(m.StartOffset, m.ID.ID, t)
 		tmp := path.Join(md, name+TempSuffix)
+		var f vfs.File
 		var err error
 		switch {
 		case t == FileLeaderEpochCheckpoint:
-			err = writeTemp(d.fsys, tmp, nil, data.LeaderEpochIndex, buf)
+			f, err = writeTemp(d.fsys, tmp, nil, data.LeaderEpochIndex, nil)
 		case src[t] == "" && t.Optional():
 			continue
 		case src[t] == "":
 			return fmt.Errorf("tier: copying segment %s: no %s file", m.ID.ID, t.Suffix())
 		default:
-			err = d.copyTemp(data.FS, src[t], tmp, buf)
+			f, err = d.copyTemp(data.FS, src[t], tmp, &buf)
 		}
 		if err != nil {
 			return err
 		}
-		if err := d.fsys.Rename(tmp, path.Join(pd, name)); err != nil {
+		temps = append(temps, temp{f, tmp, name})
+	}
+	for i := range temps {
+		f := temps[i].f
+		temps[i].f = nil
+		err := f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, t := range temps {
+		if err := d.fsys.Rename(t.tmp, path.Join(pd, t.name)); err != nil {
 			return err
 		}
 	}
@@ -227,35 +261,42 @@ func (d *Dir) CopyLogSegmentData(m SegmentMetadata, data SegmentData) error {
 	return vfs.SyncDir(d.fsys, pd)
 }
 
-func (d *Dir) copyTemp(srcFS vfs.FS, src, tmp string, buf []byte) error {
+func (d *Dir) copyTemp(srcFS vfs.FS, src, tmp string, buf *[]byte) (vfs.File, error) {
 	f, err := srcFS.Open(src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	return writeTemp(d.fsys, tmp, f, nil, buf)
 }
 
-// writeTemp writes r's bytes (or b) to name and syncs it.
-func writeTemp(fsys vfs.FS, name string, r io.Reader, b []byte, buf []byte) error {
+// writeTemp writes r's bytes (or b) to a new file name, starts its
+// writeback and returns it open, for the caller to Sync and Close.
+func writeTemp(fsys vfs.FS, name string, r io.Reader, b []byte, buf *[]byte) (vfs.File, error) {
 	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if r != nil {
 		// Plain files on both sides let *os.File copy in the kernel
-		// (copy_file_range), as a plain file copy does.
-		_, err = io.CopyBuffer(f, r, buf)
+		// (copy_file_range), as a plain file copy does: io.Copy's
+		// WriterTo and ReaderFrom paths need no buffer. *buf serves
+		// the others.
+		_, wt := r.(io.WriterTo)
+		_, rf := f.(io.ReaderFrom)
+		if !wt && !rf && *buf == nil {
+			*buf = make([]byte, 1<<20)
+		}
+		_, err = io.CopyBuffer(f, r, *buf)
 	} else {
 		_, err = f.Write(b)
 	}
-	if err == nil {
-		err = f.Sync()
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	_ = vfs.StartWriteback(f) // a hint; the Sync that follows reports
+	return f, nil
 }
 
 type sectionFile struct {

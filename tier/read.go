@@ -26,36 +26,75 @@ func readAll(rc io.ReadCloser, limit int64, what string) ([]byte, error) {
 	return b, nil
 }
 
+// maxPrealloc bounds what fetch allocates before it has read: the range
+// comes from metadata, which may claim more than the remote holds.
+const maxPrealloc = 8 << 20
+
+// sizer is a remote reader that knows how many bytes it holds, as Dir's
+// (an io.SectionReader) does.
+type sizer interface{ Size() int64 }
+
+// fetch reads bytes [start, end) of the segment's log (fewer if the
+// remote holds fewer; more is ErrTooLarge). It reads into one buffer of
+// the range's size, not io.ReadAll's doubling ones.
 func fetch(r RemoteStorageManager, m SegmentMetadata, start, end int64) ([]byte, error) {
 	rc, err := r.FetchLogSegment(m, start, end)
 	if err != nil {
 		return nil, err
 	}
-	return readAll(rc, end-start, "remote log range")
+	limit := end - start
+	n := min(limit, maxPrealloc)
+	if s, ok := rc.(sizer); ok {
+		n = min(limit, max(s.Size(), 0))
+	}
+	if n < limit {
+		return readAll(rc, limit, "remote log range")
+	}
+	defer rc.Close()
+	buf := make([]byte, n)
+	k, err := io.ReadFull(rc, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return buf[:k], nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if k, _ := rc.Read(one[:]); k > 0 {
+		return nil, fmt.Errorf("%w: remote log range is larger than %d bytes", format.ErrTooLarge, limit)
+	}
+	return buf, nil
 }
 
 // indexPosition returns the position the remote offset index gives for
-// offset: that of the last entry at or below it, or 0.
-func indexPosition(r RemoteStorageManager, m SegmentMetadata, offset int64) (int64, error) {
+// offset: that of the last entry at or below it, or 0; and that of the
+// entry after it, or -1. The entry holding offset starts at or before
+// next (the next entry's offset is above offset), which bounds what the
+// first fetch needs.
+func indexPosition(r RemoteStorageManager, m SegmentMetadata, offset int64) (pos, next int64, err error) {
 	rc, err := r.FetchIndex(m, IndexOffset)
 	if err != nil {
-		return 0, err
+		return 0, -1, err
 	}
 	b, err := readAll(rc, MaxIndexBytes, "remote offset index")
 	if err != nil {
-		return 0, err
+		return 0, -1, err
 	}
-	pos := int64(0)
+	next = -1
 	// Entries ascend; a zeroed tail (relative offset 0 after the first
 	// entry) ends them, as Kafka's index sanity check assumes.
 	for i := 0; i+index.EntrySize <= len(b); i += index.EntrySize {
 		e := index.DecodeEntry(b[i:i+index.EntrySize], m.StartOffset)
-		if i > 0 && e.Offset == m.StartOffset || e.Offset > offset {
+		if i > 0 && e.Offset == m.StartOffset {
+			break
+		}
+		if e.Offset > offset {
+			next = int64(e.Position)
 			break
 		}
 		pos = int64(e.Position)
 	}
-	return pos, nil
+	return pos, next, nil
 }
 
 // readRemote is RemoteLogManager.read: the index position for offset,
@@ -63,22 +102,36 @@ func indexPosition(r RemoteStorageManager, m SegmentMetadata, offset int64) (int
 // offset reaches offset, then up to maxBytes of whole entries from there
 // (at least that one), each checked (size, CRC) by a record.Scanner.
 func readRemote(r RemoteStorageManager, m SegmentMetadata, offset int64, maxBytes int) ([]byte, error) {
-	pos, err := indexPosition(r, m, offset)
+	pos, next, err := indexPosition(r, m, offset)
 	if err != nil {
 		return nil, err
 	}
 	const window = 64 << 10
 	size := m.SegmentSizeInBytes
+	// The first fetch also takes what readFrom would, so that a read
+	// costs one fetch, not two: the entry holding offset starts at or
+	// before the next index entry's position, and readFrom takes
+	// maxBytes from there (the index only sizes the fetch: what it
+	// returns is scanned and checked as before).
+	first := int64(window)
+	if span := next - pos; span > first && span <= maxPrealloc {
+		first = span
+	}
+	ahead := int64(max(maxBytes, 0))
 	for pos < size {
-		buf, err := fetch(r, m, pos, min(pos+window, size))
+		buf, err := fetch(r, m, pos, min(pos+first+ahead, size))
 		if err != nil {
 			return nil, err
 		}
+		first, ahead = window, 0
 		sc := record.NewScanner(buf, "", pos)
 		for sc.Next() {
 			e := sc.Entry()
 			if e.LastOffset() < offset {
 				continue
+			}
+			if b, ok := within(buf, pos, e, maxBytes, size); ok {
+				return b, nil
 			}
 			return readFrom(r, m, e.Position, int64(e.Size()), maxBytes)
 		}
@@ -124,6 +177,23 @@ func readFrom(r RemoteStorageManager, m SegmentMetadata, pos, first int64, maxBy
 	if err != nil {
 		return nil, err
 	}
+	return wholeEntries(buf, pos)
+}
+
+// within returns what readFrom would for entry e from buf, fetched from
+// pos, if buf holds all readFrom would fetch (up to size, the segment's).
+func within(buf []byte, pos int64, e *record.Entry, maxBytes int, size int64) ([]byte, bool) {
+	end := min(e.Position+max(int64(e.Size()), int64(maxBytes)), size)
+	if end > pos+int64(len(buf)) {
+		return nil, false
+	}
+	b, err := wholeEntries(buf[e.Position-pos:end-pos:end-pos], e.Position)
+	return b, err == nil
+}
+
+// wholeEntries returns the valid entries at the start of buf, read from
+// pos: each checked (size, CRC) by a record.Scanner.
+func wholeEntries(buf []byte, pos int64) ([]byte, error) {
 	sc := record.NewScanner(buf, "", pos)
 	for sc.Next() {
 	}
