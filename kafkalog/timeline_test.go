@@ -479,12 +479,15 @@ func BenchmarkRoll(b *testing.B) {
 //     new segment, and, with the timeline, notes a roll instant;
 //
 //   - after-one-batch: an explicit Roll after a single 16 KiB batch, the
-//     smallest roll there is, where the roll instant's file weighs most.
+//     smallest roll there is, where the roll instant's file weighs most;
+//
+//   - append-path: every append of a 1 MiB segment, the one that rolls
+//     included: the timeline's cost on the append path, per segment.
 //
 //     go test -run XXX -bench RollTimelineRatio -benchtime 200x ./kafkalog/
 func BenchmarkRollTimelineRatio(b *testing.B) {
 	batch := batch16K(b)
-	for _, kind := range []string{"segment.bytes", "after-one-batch"} {
+	for _, kind := range []string{"segment.bytes", "after-one-batch", "append-path"} {
 		b.Run(kind, func(b *testing.B) {
 			cfg := kafkalog.DefaultConfig()
 			cfg.SegmentBytes = 1 << 20
@@ -509,6 +512,7 @@ func BenchmarkRollTimelineRatio(b *testing.B) {
 					}
 					return time.Since(start)
 				}
+				fill := time.Now()
 				for {
 					start := time.Now()
 					res, err := l.Append(batch, 0)
@@ -516,6 +520,9 @@ func BenchmarkRollTimelineRatio(b *testing.B) {
 						b.Fatal(err)
 					}
 					if res.Rolled {
+						if kind == "append-path" {
+							return time.Since(fill)
+						}
 						return time.Since(start)
 					}
 				}
@@ -543,6 +550,7 @@ func BenchmarkRollTimelineRatio(b *testing.B) {
 			b.ReportMetric(q(0.9), "ratio-p90")
 			b.ReportMetric(float64(total[1])/float64(total[0]), "ratio-total")
 			b.ReportMetric(float64(total[0].Microseconds())/float64(i), "plain-us/roll")
+
 		})
 	}
 }

@@ -18,13 +18,15 @@ import (
 func notable(a Action) bool { return a == ActionRoll }
 
 // Note records a completed instant of action (ActionRoll only) with
-// result at once, without waiting for it to be durable: one file
-// written, no sync. It exists for the append path, where a roll happens
+// result at once, without waiting for it to be durable or even written:
+// Instants returns it at once, and its one file is written, with no
+// sync, by a goroutine of the timeline's that stops when it has nothing
+// left to write. It exists for the append path, where a roll happens
 // at every segment.bytes and three durable writes per roll would cost
 // more than the roll itself.
 //
-// A noted instant is durable after the next Sync, and before the next
-// durable write of the timeline (Begin, Inflight, Complete, Rollback,
+// A noted instant is written and durable after the next Sync, and before
+// the next durable write of the timeline (Begin, Inflight, Complete, Rollback,
 // Import and archival sync the noted instants first), so a durable
 // instant never follows one a crash can lose. Until then a crash may
 // lose it, or tear its file: Open removes a noted instant's file that
@@ -71,15 +73,67 @@ func (t *Timeline) Note(action Action, result Payload) (Instant, error) {
 		}
 		t.dirsMade = true
 	}
-	if err := t.writeNoSync(path.Join(t.tdir, name), line); err != nil {
-		return Instant{}, t.fail(err)
-	}
-	t.unsynced = append(t.unsynced, name)
+	// The file is written by a goroutine of the timeline's, so that the
+	// roll does not wait for the filesystem's metadata journal (a file
+	// creation waits for the commit of the last fsync's transaction: a
+	// millisecond or more while a log flushes). Every durable write, Sync
+	// and archival waits for it first (drainNotes).
 	t.insertDone(activeInstant{time: r, completed: c, name: name, line: line})
-	if err := t.maybeArchive(); err != nil {
-		return Instant{}, err
+	t.noteq = append(t.noteq, queuedNote{name: name, line: line})
+	if !t.writing {
+		t.writing = true
+		go t.writeNotes()
+	}
+	if len(t.done) > t.opt.ArchiveAfter && t.opt.ArchiveAfter >= 0 {
+		if err := t.drainNotes(); err != nil {
+			return Instant{}, err
+		}
+		if err := t.maybeArchive(); err != nil {
+			return Instant{}, err
+		}
 	}
 	return back, nil
+}
+
+// queuedNote is a noted instant's file, not written yet.
+type queuedNote struct {
+	name string
+	line []byte
+}
+
+// writeNotes writes the queued noted files, one at a time, without
+// holding t.mu while it writes, and returns once the queue is empty. At
+// most one runs at a time (t.writing).
+func (t *Timeline) writeNotes() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.noteq) > 0 && t.err == nil {
+		n := t.noteq[0]
+		t.noteq = t.noteq[1:]
+		t.mu.Unlock()
+		err := t.writeNoSync(path.Join(t.tdir, n.name), n.line)
+		t.mu.Lock()
+		if err != nil {
+			t.fail(err)
+			break
+		}
+		t.unsynced = append(t.unsynced, n.name)
+	}
+	t.noteq = nil
+	t.writing = false
+	t.idle.Broadcast()
+}
+
+// drainNotes waits, with t.mu held, until the queued noted files are
+// written, and returns the write error if one failed.
+func (t *Timeline) drainNotes() error {
+	for t.writing {
+		t.idle.Wait()
+	}
+	if t.err != nil {
+		return fmt.Errorf("%w: %w", ErrFailed, t.err)
+	}
+	return nil
 }
 
 // torn reports whether b, which failed to decode with err, looks as a
@@ -127,6 +181,9 @@ func (t *Timeline) Sync() error {
 
 // syncNoted is Sync with t.mu held.
 func (t *Timeline) syncNoted() error {
+	if err := t.drainNotes(); err != nil {
+		return err
+	}
 	if len(t.unsynced) == 0 {
 		return nil // writeFile makes the directories durable itself
 	}

@@ -261,6 +261,9 @@ func TestTornFiles(t *testing.T) {
 					if inst, err = tl.Note(ActionRoll, &Roll{Reason: "segment.bytes", NewBaseOffset: 7}); err != nil {
 						t.Fatal(err)
 					}
+					if err := tl.Sync(); err != nil { // the file is written
+						t.Fatal(err)
+					}
 				} else {
 					tx, err := tl.Begin(tt.action, nil)
 					if err != nil {

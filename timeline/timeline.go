@@ -157,6 +157,9 @@ type Timeline struct {
 	dirsReady bool
 	dirsMade  bool                 // the directories exist, maybe not durably
 	unsynced  []string             // noted instants' files not yet synced
+	noteq     []queuedNote         // noted instants' files not yet written
+	writing   bool                 // writeNotes runs
+	idle      *sync.Cond           // broadcast when writeNotes stops
 	dropped   []string             // torn noted files Open removed
 	last      InstantTime          // the greatest time seen or issued
 	done      []activeInstant      // the active completed instants, by Time
@@ -211,6 +214,7 @@ func Open(fsys vfs.FS, partitionDir string, opt Options) (*Timeline, error) {
 	}
 	tdir := Dir(partitionDir)
 	t := &Timeline{fsys: fsys, pdir: partitionDir, tdir: tdir, hdir: path.Join(tdir, HistoryDirName), opt: opt.withDefaults()}
+	t.idle = sync.NewCond(&t.mu)
 	for attempt := 1; ; attempt++ {
 		err := t.load()
 		if err == nil {

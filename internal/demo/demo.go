@@ -147,7 +147,17 @@ func (w *writer) batch(codec compress.Codec, n int, ts time.Time, opts ...func(*
 		return err
 	}
 	w.clk.set(later(w.clk.Now(), recs[len(recs)-1].Timestamp))
-	_, err = w.l.Append(w.buf, 3)
+	return w.append()
+}
+
+// append appends w.buf. A roll's instant is written by the timeline in
+// the background; syncing it before the clock moves on keeps the file's
+// time, and so the demo, the same from one build to the next.
+func (w *writer) append() error {
+	res, err := w.l.Append(w.buf, 3)
+	if err == nil && res.Rolled && w.l.Timeline() != nil {
+		err = w.l.Timeline().Sync()
+	}
 	return err
 }
 
@@ -247,8 +257,7 @@ func (w *writer) endTxn(pid int64, t record.ControlType, ts time.Time) error {
 		return err
 	}
 	w.clk.set(later(w.clk.Now(), ts.UnixMilli()))
-	_, err = w.l.Append(w.buf, 3)
-	return err
+	return w.append()
 }
 
 // roll starts a new segment and notes what the one closed showed. A log
@@ -257,7 +266,13 @@ func (w *writer) endTxn(pid int64, t record.ControlType, ts time.Time) error {
 func (w *writer) roll(d *Demo, note string) error {
 	base := w.l.ActiveSegment().BaseOffset()
 	d.Notes[Partition][base] = note
-	return w.l.Roll()
+	if err := w.l.Roll(); err != nil {
+		return err
+	}
+	if tl := w.l.Timeline(); tl != nil {
+		return tl.Sync() // as in append
+	}
+	return nil
 }
 
 // savepoint takes (release nil) or releases a savepoint on the offsets
