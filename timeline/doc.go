@@ -163,10 +163,12 @@
 //
 // A roll happens at every segment.bytes; three durable writes per roll
 // would cost more than the roll. Note records a roll completed at once,
-// in one file written without a sync, made durable by the next Sync (the
-// engine's Flush and Close) or before the next durable write (Begin,
-// Inflight, Complete, Rollback, Import), so a durable instant never
-// follows one a crash can lose. A crash before then may lose a noted
+// in one file written without a sync — by a goroutine of the timeline's,
+// so that the roll does not wait for the filesystem's metadata journal,
+// and which stops when it has nothing left to write — made durable by the
+// next Sync (the engine's Flush and Close) or before the next durable
+// write (Begin, Inflight, Complete, Rollback, Import), which wait for it,
+// so a durable instant never follows one a crash can lose. A crash before then may lose a noted
 // instant or tear its file; Open removes a noted file that is cut short
 // or zero-filled (any other damage is an error) and lists it in Dropped.
 // A roll needs no requested or inflight state: the partition's own
