@@ -33,9 +33,9 @@ func notable(a Action) bool { return a == ActionRoll }
 // does not decode (read-only, skips it) and lists it in Dropped, and the
 // engine's recovery, which finds the roll's segment on disk, records it
 // again. Only a file cut short or zero-filled is taken for torn: any
-// other damage is an error, as for every other file. A roll needs no requested or inflight state: the recovery of a
-// partition already completes or undoes a roll a crash interrupted from
-// the files alone.
+// other damage is an error, as for every other file. A roll needs no
+// requested or inflight state: the recovery of a partition already
+// completes or undoes a roll a crash interrupted from the files alone.
 func (t *Timeline) Note(action Action, result Payload) (Instant, error) {
 	if !notable(action) {
 		if newPayload(action) == nil {
