@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"path"
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
@@ -97,15 +98,21 @@ func indexPosition(r RemoteStorageManager, m SegmentMetadata, offset int64) (pos
 	return pos, next, nil
 }
 
-// readRemote is RemoteLogManager.read: the index position for offset,
-// then a forward walk of entry headers to the first entry whose last
-// offset reaches offset, then up to maxBytes of whole entries from there
-// (at least that one), each checked (size, CRC) by a record.Scanner.
-func readRemote(r RemoteStorageManager, m SegmentMetadata, offset int64, maxBytes int) ([]byte, error) {
+// ReadSegment is RemoteLogManager.read for one remote segment m of r:
+// the index position for offset, then a forward walk of entry headers to
+// the first entry whose last offset reaches offset, then up to maxBytes
+// of whole entries from there (at least that one), each checked (size,
+// CRC) by a record.Scanner. It returns nil when m holds no such entry.
+// Tier.Read calls it for the segment holding offset; a reader of a
+// remote without a Tier (segviz read --remote) calls it directly.
+func ReadSegment(r RemoteStorageManager, m SegmentMetadata, offset int64, maxBytes int) ([]byte, error) {
 	pos, next, err := indexPosition(r, m, offset)
 	if err != nil {
 		return nil, err
 	}
+	// Errors name the remote file: the partition's directory and the
+	// segment's .log, as in the remote's layout.
+	name := path.Join(PartitionDirName(m.ID.TopicIDPartition), SegmentFileName(m.StartOffset, m.ID.ID, FileSegment))
 	const window = 64 << 10
 	size := m.SegmentSizeInBytes
 	// The first fetch also takes what readFrom would, so that a read
@@ -124,16 +131,16 @@ func readRemote(r RemoteStorageManager, m SegmentMetadata, offset int64, maxByte
 			return nil, err
 		}
 		first, ahead = window, 0
-		sc := record.NewScanner(buf, "", pos)
+		sc := record.NewScanner(buf, name, pos)
 		for sc.Next() {
 			e := sc.Entry()
 			if e.LastOffset() < offset {
 				continue
 			}
-			if b, ok := within(buf, pos, e, maxBytes, size); ok {
+			if b, ok := within(buf, pos, e, maxBytes, size, name); ok {
 				return b, nil
 			}
-			return readFrom(r, m, e.Position, int64(e.Size()), maxBytes)
+			return readFrom(r, m, e.Position, int64(e.Size()), maxBytes, name)
 		}
 		if err := sc.Err(); err != nil {
 			return nil, err
@@ -148,13 +155,13 @@ func readRemote(r RemoteStorageManager, m SegmentMetadata, offset int64, maxByte
 		}
 		n := int64(binary.BigEndian.Uint32(buf[8:12]))
 		if n > MaxEntryBytes {
-			return nil, &format.CorruptionError{Offset: pos + 8, Err: fmt.Errorf("%w: entry of %d bytes in remote segment %s", format.ErrTooLarge, n, m.ID.ID)}
+			return nil, &format.CorruptionError{Path: name, Offset: pos + 8, Err: fmt.Errorf("%w: entry of %d bytes in remote segment %s", format.ErrTooLarge, n, m.ID.ID)}
 		}
 		buf, err = fetch(r, m, pos, min(pos+logOverhead+n, size))
 		if err != nil {
 			return nil, err
 		}
-		sc.Reset(buf, "", pos)
+		sc.Reset(buf, name, pos)
 		if !sc.Next() {
 			if err := sc.Err(); err != nil {
 				return nil, err
@@ -162,7 +169,7 @@ func readRemote(r RemoteStorageManager, m SegmentMetadata, offset int64, maxByte
 			break // a torn tail: nothing more
 		}
 		if e := sc.Entry(); e.LastOffset() >= offset {
-			return readFrom(r, m, e.Position, int64(e.Size()), maxBytes)
+			return readFrom(r, m, e.Position, int64(e.Size()), maxBytes, name)
 		}
 		pos += int64(len(buf))
 	}
@@ -171,30 +178,31 @@ func readRemote(r RemoteStorageManager, m SegmentMetadata, offset int64, maxByte
 
 // readFrom fetches whole entries from pos: at most maxBytes, or the first
 // entry (first bytes) whole.
-func readFrom(r RemoteStorageManager, m SegmentMetadata, pos, first int64, maxBytes int) ([]byte, error) {
+func readFrom(r RemoteStorageManager, m SegmentMetadata, pos, first int64, maxBytes int, name string) ([]byte, error) {
 	n := max(first, int64(maxBytes))
 	buf, err := fetch(r, m, pos, min(pos+n, m.SegmentSizeInBytes))
 	if err != nil {
 		return nil, err
 	}
-	return wholeEntries(buf, pos)
+	return wholeEntries(buf, pos, name)
 }
 
 // within returns what readFrom would for entry e from buf, fetched from
 // pos, if buf holds all readFrom would fetch (up to size, the segment's).
-func within(buf []byte, pos int64, e *record.Entry, maxBytes int, size int64) ([]byte, bool) {
+func within(buf []byte, pos int64, e *record.Entry, maxBytes int, size int64, name string) ([]byte, bool) {
 	end := min(e.Position+max(int64(e.Size()), int64(maxBytes)), size)
 	if end > pos+int64(len(buf)) {
 		return nil, false
 	}
-	b, err := wholeEntries(buf[e.Position-pos:end-pos:end-pos], e.Position)
+	b, err := wholeEntries(buf[e.Position-pos:end-pos:end-pos], e.Position, name)
 	return b, err == nil
 }
 
 // wholeEntries returns the valid entries at the start of buf, read from
-// pos: each checked (size, CRC) by a record.Scanner.
-func wholeEntries(buf []byte, pos int64) ([]byte, error) {
-	sc := record.NewScanner(buf, "", pos)
+// pos: each checked (size, CRC) by a record.Scanner; errors name the
+// remote file name.
+func wholeEntries(buf []byte, pos int64, name string) ([]byte, error) {
+	sc := record.NewScanner(buf, name, pos)
 	for sc.Next() {
 	}
 	if sc.ValidBytes() == 0 {

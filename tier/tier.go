@@ -634,7 +634,7 @@ func (t *Tier) Read(offset int64, maxBytes int) (ReadResult, error) {
 		return res, fmt.Errorf("%w: no remote segment holds offset %d", ErrNotFound, offset)
 	}
 	res.Remote, res.Segment = true, m
-	b, err := readRemote(t.r, m, offset, maxBytes)
+	b, err := ReadSegment(t.r, m, offset, maxBytes)
 	res.Records = b
 	return res, err
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -278,7 +277,6 @@ type dirRemote struct {
 	served     []tier.SegmentMetadata // oldest first
 	discovered bool                   // served comes from the files alone
 	start      int64                  // the first served offset; MaxInt64 for none
-	buf        []byte
 	s          record.Scanner
 	walk       describe.Walker
 }
@@ -287,133 +285,22 @@ func (r *dirRemote) StartOffset() (int64, error) { return r.start, nil }
 
 func (r *dirRemote) Close() error { return nil }
 
-// maxRemoteEntry bounds one entry fetched whole from the remote.
-const maxRemoteEntry = 128 << 20
-
 // ReadFrom reads about a fetch's worth of whole entries from the first
-// served segment whose end reaches offset: from the position its remote
-// offset index gives, on to the first entry whose last offset reaches
-// offset. Aborted transactions are not read (read_committed below the
-// local log start offset is refused).
+// served segment whose end reaches offset (tier.ReadSegment: from the
+// position its remote offset index gives, on to the first entry whose
+// last offset reaches offset). Aborted transactions are not read
+// (read_committed below the local log start offset is refused).
 func (r *dirRemote) ReadFrom(offset int64) (RemoteBatches, error) {
 	for _, m := range r.served {
 		if m.EndOffset < offset {
 			continue
 		}
-		pos := int64(0)
-		if offset > m.StartOffset {
-			var err error
-			if pos, err = r.indexPosition(m, offset); err != nil {
-				return RemoteBatches{}, err
-			}
-		}
-		b, err := r.readSegment(m, pos, offset)
+		b, err := tier.ReadSegment(r.d, m, offset, readFetchBytes)
 		if err != nil || len(b) > 0 {
 			return RemoteBatches{Records: b}, err
 		}
 	}
 	return RemoteBatches{}, nil
-}
-
-// indexPosition is the position the segment's remote offset index gives
-// for offset: that of the last entry at or below it, or 0.
-func (r *dirRemote) indexPosition(m tier.SegmentMetadata, offset int64) (int64, error) {
-	rc, err := r.d.FetchIndex(m, tier.IndexOffset)
-	if err != nil {
-		return 0, err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, tier.MaxIndexBytes+1))
-	if err != nil {
-		return 0, err
-	}
-	if int64(len(b)) > tier.MaxIndexBytes {
-		return 0, fmt.Errorf("the remote offset index of segment %s is larger than %d bytes", m.ID.ID, tier.MaxIndexBytes)
-	}
-	pos := int64(0)
-	for i := 0; i+index.EntrySize <= len(b); i += index.EntrySize {
-		e := index.DecodeEntry(b[i:i+index.EntrySize], m.StartOffset)
-		if i > 0 && e.Offset == m.StartOffset || e.Offset > offset {
-			break // a zeroed tail, or past offset
-		}
-		pos = int64(e.Position)
-	}
-	return min(pos, m.SegmentSizeInBytes), nil
-}
-
-// fetchRange reads [start, end) of the segment's .log into r.buf.
-func (r *dirRemote) fetchRange(m tier.SegmentMetadata, start, end int64) ([]byte, error) {
-	rc, err := r.d.FetchLogSegment(m, start, end)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	n := int(end - start)
-	if cap(r.buf) < n {
-		r.buf = make([]byte, n)
-	}
-	b := r.buf[:n]
-	got, err := io.ReadFull(rc, b)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil // a shorter file: what is there
-	}
-	return b[:got], err
-}
-
-// readSegment returns whole entries of m from the first at or after pos
-// whose last offset reaches offset: up to a fetch, at least one entry;
-// none when the segment holds no such entry.
-func (r *dirRemote) readSegment(m tier.SegmentMetadata, pos, offset int64) ([]byte, error) {
-	size := m.SegmentSizeInBytes
-	path := r.d.FilePath(m, tier.FileSegment)
-	for pos < size {
-		buf, err := r.fetchRange(m, pos, min(pos+readFetchBytes, size))
-		if err != nil {
-			return nil, err
-		}
-		r.s.Reset(buf, path, pos)
-		first := -1
-		for r.s.Next() {
-			if first < 0 && r.s.Entry().LastOffset() >= offset {
-				first = int(r.s.Entry().Position - pos)
-			}
-		}
-		if err := r.s.Err(); err != nil {
-			return nil, err
-		}
-		valid := r.s.ValidBytes()
-		if first >= 0 {
-			return buf[first:valid:valid], nil
-		}
-		if valid > 0 {
-			pos += int64(valid)
-			continue
-		}
-		// The next entry is larger than a fetch: fetch it whole.
-		if len(buf) < 12 {
-			break // a torn tail
-		}
-		n := int64(binary.BigEndian.Uint32(buf[8:12]))
-		if n > maxRemoteEntry {
-			return nil, &format.CorruptionError{Path: path, Offset: pos + 8, Err: fmt.Errorf("%w: an entry of %d bytes", format.ErrTooLarge, n)}
-		}
-		if buf, err = r.fetchRange(m, pos, min(pos+12+n, size)); err != nil {
-			return nil, err
-		}
-		r.s.Reset(buf, path, pos)
-		if !r.s.Next() {
-			if err := r.s.Err(); err != nil {
-				return nil, err
-			}
-			break // a torn tail
-		}
-		if r.s.Entry().LastOffset() >= offset {
-			v := r.s.ValidBytes()
-			return buf[:v:v], nil
-		}
-		pos += int64(r.s.ValidBytes())
-	}
-	return nil, nil
 }
 
 // OffsetForTimestamp returns the first offset the remote holds whose
@@ -426,14 +313,7 @@ func (r *dirRemote) OffsetForTimestamp(ts int64) (int64, bool, error) {
 			continue
 		}
 		for next := m.StartOffset; next <= m.EndOffset; {
-			pos := int64(0)
-			if next > m.StartOffset {
-				var err error
-				if pos, err = r.indexPosition(m, next); err != nil {
-					return 0, false, err
-				}
-			}
-			b, err := r.readSegment(m, pos, next)
+			b, err := tier.ReadSegment(r.d, m, next, readFetchBytes)
 			if err != nil || len(b) == 0 {
 				return 0, false, err
 			}
