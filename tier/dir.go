@@ -85,7 +85,13 @@ func ParsePartitionDirName(name string) (TopicIDPartition, error) {
 	if err != nil {
 		return TopicIDPartition{}, fmt.Errorf("tier: not a topic partition directory: %q: %w", name, err)
 	}
-	return TopicIDPartition{TopicID: id, Topic: m[1], Partition: int32(p)}, nil
+	tp := TopicIDPartition{TopicID: id, Topic: m[1], Partition: int32(p)}
+	// A name Kafka did not print (leading zeros, a uuid whose unused
+	// bits are set) would alias another: refused rather than guessed.
+	if PartitionDirName(tp) != name {
+		return TopicIDPartition{}, fmt.Errorf("tier: not a topic partition directory as Kafka names one: %q", name)
+	}
+	return tp, nil
 }
 
 // SegmentFileName is RemoteLogSegmentFileType.toFilename as Kafka 3.9+
@@ -109,6 +115,10 @@ func ParseSegmentFileName(name string) (start int64, id UUID, t FileType, err er
 	}
 	if id, err = checkpoint.ParseUUID(m[2]); err != nil {
 		return 0, id, 0, fmt.Errorf("tier: not a remote log segment file: %q: %w", name, err)
+	}
+	// As Kafka prints them, padded or not: no name aliases another.
+	if id.String() != m[2] || (m[1] != fmt.Sprintf("%020d", start) && m[1] != strconv.FormatInt(start, 10)) {
+		return 0, id, 0, fmt.Errorf("tier: not a remote log segment file as Kafka names one: %q", name)
 	}
 	i := slices.Index(fileSuffixes[:], m[3])
 	if i < 0 {
