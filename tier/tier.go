@@ -197,9 +197,6 @@ func (t *Tier) known(id UUID) bool {
 	return t.find(id) >= 0
 }
 
-// copied reports whether m reached COPY_SEGMENT_FINISHED.
-func copied(m SegmentMetadata) bool { return !m.Abandoned && m.State != CopySegmentStarted }
-
 // HighestCopiedOffset is the highest offset in remote storage: the
 // largest end offset of a segment whose copy finished (-1: none), as
 // UnifiedLog.highestOffsetInRemoteStorage, which remote deletions do not
@@ -207,26 +204,11 @@ func copied(m SegmentMetadata) bool { return !m.Abandoned && m.State != CopySegm
 func (t *Tier) HighestCopiedOffset() int64 {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	h := int64(-1)
-	for _, m := range t.meta {
-		if copied(m) {
-			h = max(h, m.EndOffset)
-		}
-	}
-	return h
+	return RemoteLog(t.meta).HighestCopiedOffset()
 }
 
-// remoteFloor is end+1 of the newest segment remote retention has begun
-// to delete: no offset below it is served. Caller holds mu.
-func (t *Tier) remoteFloor() int64 {
-	f := int64(0)
-	for _, m := range t.meta {
-		if copied(m) && m.State >= DeleteSegmentStarted {
-			f = max(f, m.EndOffset+1)
-		}
-	}
-	return f
-}
+// remoteFloor is RemoteLog.Floor. Caller holds mu.
+func (t *Tier) remoteFloor() int64 { return RemoteLog(t.meta).Floor() }
 
 // LogStartOffset is the partition's log start offset (ListOffsets
 // "earliest"): see the type's doc.
@@ -236,17 +218,7 @@ func (t *Tier) LogStartOffset() int64 {
 	return t.logStartLocked()
 }
 
-func (t *Tier) logStartLocked() int64 {
-	floor := t.remoteFloor()
-	lowest := t.l.LogStartOffset()
-	for _, m := range t.meta {
-		if m.State == CopySegmentFinished && m.StartOffset >= floor {
-			lowest = min(lowest, m.StartOffset)
-			break
-		}
-	}
-	return max(lowest, floor)
-}
+func (t *Tier) logStartLocked() int64 { return RemoteLog(t.meta).LogStartOffset(t.l.LogStartOffset()) }
 
 // LocalLogStartOffset is the local log start offset ("earliest-local"):
 // the engine's log start offset.
@@ -257,13 +229,7 @@ func (t *Tier) LocalLogStartOffset() int64 { return t.l.LogStartOffset() }
 func (t *Tier) finished() []SegmentMetadata {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	var out []SegmentMetadata
-	for _, m := range t.meta {
-		if m.State == CopySegmentFinished {
-			out = append(out, m)
-		}
-	}
-	return out
+	return RemoteLog(t.meta).Served()
 }
 
 // resolve is the start-up resolution.
@@ -623,13 +589,9 @@ func (t *Tier) Read(offset int64, maxBytes int) (ReadResult, error) {
 		res.Records = rr.Records
 		return res, err
 	}
-	var m SegmentMetadata
-	found := false
-	for _, s := range t.finished() {
-		if s.StartOffset <= offset && offset <= s.EndOffset {
-			m, found = s, true
-		}
-	}
+	t.mu.RLock()
+	m, found := RemoteLog(t.meta).Holding(offset)
+	t.mu.RUnlock()
 	if !found {
 		return res, fmt.Errorf("%w: no remote segment holds offset %d", ErrNotFound, offset)
 	}

@@ -63,6 +63,13 @@ segments' bytes still count toward retention.bytes. Their readable-until
 is "never" while the hold is in force, with when they would go were it
 released now. Once released, the next check deletes as Kafka would.
 
+A tiered topic (remote.storage.enable=true; KIP-405) follows other rules:
+its local segments go by local.retention.ms/bytes, and only once copied
+to the remote; retention.ms/bytes then apply to the remote. For it this
+command prints what "segviz tier status [--remote URI]" prints: the next
+check, and per segment "on local disk until" and "readable until"; its
+--apply is refused (exit 2): the check is "segviz tier upload".
+
 Without --apply, DIR is opened read-only: nothing in it is ever written.
 
 --apply runs the check for real: it takes Kafka's lock of the log
@@ -194,6 +201,7 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 	durFlag := fs.String("duration", "", "--what-if: how long to simulate (Go duration such as 90m or 36h, Nd for days, or ms; default: twice the worst-case lifetime, at most 30 days)")
 	fs.BoolVar(&o.engine, "engine", false, "--what-if: run segkit's log engine in memory instead of the model (small configs only)")
 	fs.BoolVar(&o.apply, "apply", false, "run the check for real, under Kafka's lock, and record it in the partition's timeline")
+	remoteFlag := fs.String("remote", "", "a tiered topic's remote store, file://`DIR` (see segviz tier)")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
 	}
@@ -205,7 +213,7 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 	// Settings: the file, then --config, then the named flags.
 	o.topic, o.broker = map[string]string{}, map[string]string{}
 	set := func(k, v string) {
-		if k == config.LogRetentionCheckIntervalMs || k == config.LogInitialTaskDelayMs {
+		if k == config.LogRetentionCheckIntervalMs || k == config.LogInitialTaskDelayMs || k == config.RemoteLogManagerTaskIntervalMs {
 			o.broker[k] = v
 		} else {
 			o.topic[k] = v
@@ -268,10 +276,52 @@ func runRetention(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if cfg.RemoteStorageEnable {
+		// A tiered topic: local segments go by local.retention.* and
+		// only once copied, total retention applies to the remote. The
+		// plan and forecast are tier status's; the check is tier upload.
+		if o.apply {
+			return fail("remote.storage.enable is true: a tiered topic's local segments may be deleted only once copied, so its check is \"segviz tier upload --remote URI %s\", which copies, then applies local and total retention", fs.Arg(0))
+		}
+		return retentionTiered(fs.Arg(0), cfg, broker, o, *remoteFlag, stdout, stderr)
+	}
+	if *remoteFlag != "" {
+		return fail("--remote is for a tiered topic (remote.storage.enable=true)")
+	}
 	if o.apply {
 		return retentionApply(fs.Arg(0), cfg, broker, o, stdout, stderr)
 	}
 	return retentionDir(fs.Arg(0), cfg, broker, o, stdout, stderr)
+}
+
+// retentionTiered is "segviz retention" on a tiered topic: the plan and
+// the forecast of "segviz tier status".
+func retentionTiered(dir string, cfg config.Config, broker config.Broker, o retentionOpts, uri string, stdout, stderr io.Writer) int {
+	name := "retention"
+	t := tierOpts{sub: "status", uri: uri, now: o.now, json: o.json, cfg: cfg, broker: broker, brokerStart: o.brokerStart, hasStart: o.hasStart}
+	if cfg.Compact() {
+		fmt.Fprintf(stderr, "segviz %s: %s has cleanup.policy %v: compacted topics are not tiered (Kafka's rule, KAFKA-19273)\n", name, dir, cfg.CleanupPolicy)
+		return exitUsage
+	}
+	if uri != "" {
+		var err error
+		if t.remote, err = parseTierRemote(uri); err != nil {
+			fmt.Fprintf(stderr, "segviz %s: %v\n", name, err)
+			return exitUsage
+		}
+	}
+	d, code := osDir(name, dir, stderr)
+	if code >= 0 {
+		return code
+	}
+	t.dir = d
+	if code := checkPartition(name, vfs.OS(), d, stderr); code >= 0 {
+		return code
+	}
+	if !o.json {
+		fmt.Fprintln(stdout, "remote.storage.enable is true: the topic is tiered. Local segments are deleted by local.retention.ms/bytes (-2: retention.ms/bytes), and only once copied to the remote; retention.ms/bytes then apply to the remote plus the local-only bytes. The same as \"segviz tier status\":")
+	}
+	return tierStatus(t, stdout, stderr)
 }
 
 // fixedClock is the clock of a read-only open: now, always.

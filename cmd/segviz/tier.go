@@ -46,7 +46,19 @@ this segviz yet.
            earliest local one ("earliest-local"), the highest offset copied;
            and what the next check at --now would do: copy (Kafka's copy
            rule), delete locally (local retention) and delete remotely
-           (total retention). It is read-only: no lock is taken, nothing is
+           (total retention). With remote.storage.enable it forecasts,
+           for every segment, if nothing more is appended: when a copy
+           task copies it, "on local disk until" (the retention check
+           that deletes it locally: copied, and local.retention.ms past
+           its newest record, local.retention.bytes breached, or the log
+           start offset moved past it) and "readable until" (the
+           expiration task that deletes its remote copy: retention.ms
+           past its newest record or retention.bytes breached over the
+           remote plus local-only bytes). The checks run every
+           log.retention.check.interval.ms (phase fixed by
+           --broker-start), the copy and expiration tasks every
+           remote.log.manager.task.interval.ms (phase unknown: a time is
+           then the latest the task can run). It is read-only: no lock is taken, nothing is
            created or changed in DIR or in the remote. Without --remote it
            shows what the first upload would copy to an empty remote.
 
@@ -95,7 +107,12 @@ numbers, times epoch milliseconds:
            "segments": [{"baseOffset", "nextOffset", "size", "where",
                          "remoteState", "remoteId", "maxTimestamp"}],
            "nextCheck": {"copy": [seg], "deleteLocal": [seg],
-                         "deleteRemote": [seg]}}
+                         "deleteRemote": [seg]},
+           "forecast" (null unless remote.storage.enable): {
+             "retentionChecks", "tasks" (their schedules in words),
+             "segments": [{"baseOffset", "nextOffset", "where",
+               "copiedBy", "localUntil", "localReason", "readableUntil",
+               "reason", "explanation"}]}}
   upload: {"partition", "remote", "now", "startup": {"copiesAbandoned":
            [seg], "deletesFinished": [seg], "tempRemoved": [names],
            "unknown": [names], "missing": [names],
@@ -143,18 +160,98 @@ type tierNextJSON struct {
 }
 
 type tierStatusJSON struct {
-	Partition           string        `json:"partition"`
-	Remote              *string       `json:"remote"`
-	Now                 int64         `json:"now"`
-	LogStartOffset      int64         `json:"logStartOffset"`
-	LocalLogStartOffset int64         `json:"localLogStartOffset"`
-	LogEndOffset        int64         `json:"logEndOffset"`
-	HighWatermark       int64         `json:"highWatermark"`
-	LastStableOffset    int64         `json:"lastStableOffset"`
-	HighestCopiedOffset int64         `json:"highestCopiedOffset"`
-	Discovered          bool          `json:"discovered"`
-	Segments            []tierSegJSON `json:"segments"`
-	NextCheck           tierNextJSON  `json:"nextCheck"`
+	Partition           string            `json:"partition"`
+	Remote              *string           `json:"remote"`
+	Now                 int64             `json:"now"`
+	LogStartOffset      int64             `json:"logStartOffset"`
+	LocalLogStartOffset int64             `json:"localLogStartOffset"`
+	LogEndOffset        int64             `json:"logEndOffset"`
+	HighWatermark       int64             `json:"highWatermark"`
+	LastStableOffset    int64             `json:"lastStableOffset"`
+	HighestCopiedOffset int64             `json:"highestCopiedOffset"`
+	Discovered          bool              `json:"discovered"`
+	Segments            []tierSegJSON     `json:"segments"`
+	NextCheck           tierNextJSON      `json:"nextCheck"`
+	Forecast            *tierForecastJSON `json:"forecast"`
+}
+
+// tierForecastJSON is tier.ReadableUntil's answer; times are epoch ms,
+// null for never.
+type tierForecastJSON struct {
+	RetentionChecks string                `json:"retentionChecks"`
+	Tasks           string                `json:"tasks"`
+	Segments        []tierSegForecastJSON `json:"segments"`
+}
+
+type tierSegForecastJSON struct {
+	BaseOffset    int64   `json:"baseOffset"`
+	NextOffset    int64   `json:"nextOffset"`
+	Where         string  `json:"where"`
+	CopiedBy      *int64  `json:"copiedBy"`
+	LocalUntil    *int64  `json:"localUntil"`
+	LocalReason   *string `json:"localReason"`
+	ReadableUntil *int64  `json:"readableUntil"`
+	Reason        *string `json:"reason"`
+	Explanation   string  `json:"explanation"`
+}
+
+// msOrNull is t, or nil for never (and for 0, "not applicable").
+func msOrNull(t int64) *int64 {
+	if t == retention.Never || t == 0 {
+		return nil
+	}
+	return &t
+}
+
+func strOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// tierForecast is the forecast of the partition status describes.
+func tierForecast(o tierOpts, rs tier.RemoteLog, locals []tier.LocalSegment, l *kafkalog.Log, lso int64) (*tierForecastJSON, error) {
+	p := retention.PolicyFrom(o.cfg, o.broker)
+	checks := p.UnknownSchedule()
+	if o.hasStart {
+		checks = p.NewSchedule(o.brokerStart)
+	}
+	// The remote log manager schedules its tasks when the broker becomes
+	// the partition's leader: their phase is not known.
+	tasks := retention.Schedule{Interval: max(o.broker.RemoteLogManagerTaskIntervalMs, 1), Unknown: true}
+	fc, err := tier.ReadableUntil(tier.ForecastParams{
+		Now: o.now, Local: locals, LocalLogStartOffset: l.LogStartOffset(), LogEndOffset: l.LogEndOffset(),
+		HighWatermark: l.HighWatermark(), LastStableOffset: lso, Remote: rs, Config: o.cfg,
+		RetentionChecks: checks, Tasks: tasks,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &tierForecastJSON{RetentionChecks: checks.String(), Tasks: strings.Replace(tasks.String(), "checks", "tasks", 1), Segments: []tierSegForecastJSON{}}
+	for _, s := range fc.Segments {
+		where := "local"
+		switch {
+		case s.Local && s.Remote:
+			where = "both"
+		case s.Remote:
+			where = "remote"
+		}
+		local := s.LocalUntil
+		if !s.Local {
+			local = 0
+		}
+		copied := s.CopiedBy
+		if s.Remote {
+			copied = 0
+		}
+		out.Segments = append(out.Segments, tierSegForecastJSON{
+			BaseOffset: s.BaseOffset, NextOffset: s.NextOffset, Where: where, CopiedBy: msOrNull(copied),
+			LocalUntil: msOrNull(local), LocalReason: strOrNull(s.LocalReason),
+			ReadableUntil: msOrNull(s.ReadableUntil), Reason: strOrNull(s.Reason), Explanation: s.Explanation,
+		})
+	}
+	return out, nil
 }
 
 type tierStartupJSON struct {
@@ -236,12 +333,16 @@ func runTier(args []string, stdout, stderr io.Writer) int {
 // tierOpts are the parsed flags of a tier subcommand.
 type tierOpts struct {
 	sub    string
-	uri    string
-	remote string // the directory, "" without --remote
-	now    int64
-	json   bool
-	cfg    config.Config
-	dir    string
+	broker config.Broker
+	// brokerStart fixes the phase of the retention checks (hasStart).
+	brokerStart int64
+	hasStart    bool
+	uri         string
+	remote      string // the directory, "" without --remote
+	now         int64
+	json        bool
+	cfg         config.Config
+	dir         string
 }
 
 func runTierCmd(sub string, args []string, stdout, stderr io.Writer) int {
@@ -263,6 +364,14 @@ func runTierCmd(sub string, args []string, stdout, stderr io.Writer) int {
 	fset.Var(&cfgPairs, "config", "a topic setting `key=value` (repeatable)")
 	cfgFile := fset.String("config-file", "", "a .properties `file` of topic settings")
 	nowFlag := fset.String("now", "", "the time of the check, epoch ms or RFC 3339 (default: the current time)")
+	startFlag := fset.String("broker-start", "", "status: when the broker started, epoch ms or RFC 3339: fixes the phase of the retention checks in the forecast")
+	for _, b := range []struct{ name, usage string }{
+		{config.LogRetentionCheckIntervalMs, "status: log.retention.check.interval.ms, the period of the checks that delete local segments (default 300000)"},
+		{config.LogInitialTaskDelayMs, "status: log.initial.task.delay.ms, the first check's delay after --broker-start (default 30000)"},
+		{config.RemoteLogManagerTaskIntervalMs, "status: remote.log.manager.task.interval.ms, the period of the copy and expiration tasks (default 30000)"},
+	} {
+		vals[b.name] = fset.String(b.name, "", b.usage)
+	}
 	var o tierOpts
 	o.sub = sub
 	fset.StringVar(&o.uri, "remote", "", "the remote store: file://`DIR`, a LocalTieredStorage directory")
@@ -285,8 +394,16 @@ func runTierCmd(sub string, args []string, stdout, stderr io.Writer) int {
 	if len(dirs) != 1 {
 		return usageErr("give one partition directory (got %d arguments); see segviz tier --help", len(dirs))
 	}
-	props := map[string]string{}
-	if bad, err := applyConfig(*cfgFile, cfgPairs, func(k, v string) { props[k] = v }); err != nil {
+	props, brokerProps := map[string]string{}, map[string]string{}
+	setProp := func(k, v string) {
+		switch k {
+		case config.LogRetentionCheckIntervalMs, config.LogInitialTaskDelayMs, config.RemoteLogManagerTaskIntervalMs:
+			brokerProps[k] = v
+		default:
+			props[k] = v
+		}
+	}
+	if bad, err := applyConfig(*cfgFile, cfgPairs, setProp); err != nil {
 		fmt.Fprintf(stderr, "segviz %s: %v\n", name, err)
 		return exitFailure
 	} else if bad != "" {
@@ -294,12 +411,21 @@ func runTierCmd(sub string, args []string, stdout, stderr io.Writer) int {
 	}
 	fset.Visit(func(f *flag.Flag) {
 		if v, ok := vals[f.Name]; ok {
-			props[f.Name] = *v
+			setProp(f.Name, *v)
 		}
 	})
 	var err error
 	if o.cfg, err = (config.ParseOptions{AllowSmallSegments: true}).Parse(props); err != nil {
 		return usageErr("%v", err)
+	}
+	if o.broker, err = config.ParseBroker(brokerProps); err != nil {
+		return usageErr("%v", err)
+	}
+	if *startFlag != "" {
+		if o.brokerStart, err = parseTimeFlag(*startFlag); err != nil {
+			return usageErr("--broker-start: %v", err)
+		}
+		o.hasStart = true
 	}
 	o.now = time.Now().UnixMilli()
 	if *nowFlag != "" {
@@ -367,63 +493,6 @@ func tierErrCode(err error) int {
 	return exitFailure
 }
 
-// remoteState is what the remote's metadata says, derived as tier.Tier
-// derives it (the tier package's rules, over the metadata alone, so that
-// status opens nothing for writing).
-type remoteState struct {
-	meta []tier.SegmentMetadata
-}
-
-func copiedMeta(m tier.SegmentMetadata) bool {
-	return !m.Abandoned && m.State != tier.CopySegmentStarted
-}
-
-func (r remoteState) highestCopied() int64 {
-	h := int64(-1)
-	for _, m := range r.meta {
-		if copiedMeta(m) {
-			h = max(h, m.EndOffset)
-		}
-	}
-	return h
-}
-
-func (r remoteState) floor() int64 {
-	f := int64(0)
-	for _, m := range r.meta {
-		if copiedMeta(m) && m.State >= tier.DeleteSegmentStarted {
-			f = max(f, m.EndOffset+1)
-		}
-	}
-	return f
-}
-
-// logStart is Tier.LogStartOffset over the metadata and the local log
-// start offset.
-func (r remoteState) logStart(local int64) int64 {
-	floor := r.floor()
-	lowest := local
-	for _, m := range r.meta {
-		if m.State == tier.CopySegmentFinished && m.StartOffset >= floor {
-			lowest = min(lowest, m.StartOffset)
-			break
-		}
-	}
-	return max(lowest, floor)
-}
-
-// served are the finished copies, oldest first: what reads are served
-// from.
-func (r remoteState) served() []tier.SegmentMetadata {
-	var out []tier.SegmentMetadata
-	for _, m := range r.meta {
-		if m.State == tier.CopySegmentFinished {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 	name := "tier status"
 	fsys := vfs.OS()
@@ -436,7 +505,7 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 	if hw, _ := highWatermark(fsys, o.dir); hw > 0 {
 		l.SetHighWatermark(hw)
 	}
-	var rs remoteState
+	var rs tier.RemoteLog
 	discovered := false
 	if o.remote != "" {
 		tp, err := remotePartition(fsys, o.remote, o.dir)
@@ -444,7 +513,7 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "segviz %s: %v\n", name, err)
 			return tierErrCode(err)
 		}
-		if rs.meta, discovered, err = remoteMetadata(tier.NewDir(vfs.OS(), o.remote), tp); err != nil {
+		if rs, discovered, err = remoteMetadata(tier.NewDir(vfs.OS(), o.remote), tp); err != nil {
 			fmt.Fprintf(stderr, "segviz %s: the remote %s: %v\n", name, o.uri, err)
 			return tierErrCode(err)
 		}
@@ -473,10 +542,10 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 		return l.LogEndOffset()
 	}
 	localStart := l.LogStartOffset()
-	high := rs.highestCopied()
+	high := rs.HighestCopiedOffset()
 	out := tierStatusJSON{
 		Partition: l.TopicPartition().String(), Now: o.now,
-		LogStartOffset: rs.logStart(localStart), LocalLogStartOffset: localStart, LogEndOffset: l.LogEndOffset(),
+		LogStartOffset: rs.LogStartOffset(localStart), LocalLogStartOffset: localStart, LogEndOffset: l.LogEndOffset(),
 		HighWatermark: l.HighWatermark(), LastStableOffset: lso, HighestCopiedOffset: high,
 		Discovered: discovered,
 		Segments:   []tierSegJSON{},
@@ -490,7 +559,7 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 	shown := map[tier.UUID]bool{}
 	localSeg := func(i int) tierSegJSON {
 		s := tierSegJSON{BaseOffset: bases[i], NextOffset: next(i), Size: locals[i].Size, Where: "local", MaxTimestamp: locals[i].LargestTimestamp}
-		for _, m := range rs.meta {
+		for _, m := range rs {
 			if m.State == tier.CopySegmentFinished && m.StartOffset == bases[i] && m.EndOffset+1 == next(i) {
 				s.Where, s.RemoteState, s.RemoteID = "both", strp(m.State.String()), strp(m.ID.ID.String())
 				shown[m.ID.ID] = true
@@ -501,7 +570,7 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 	for i := range views {
 		out.Segments = append(out.Segments, localSeg(i))
 	}
-	for _, m := range rs.meta {
+	for _, m := range rs {
 		if !shown[m.ID.ID] {
 			out.Segments = append(out.Segments, remoteSegJSON(m, remoteWhere(m)))
 		}
@@ -539,7 +608,7 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 			out.NextCheck.DeleteLocal = append(out.NextCheck.DeleteLocal, s)
 		}
 		// Total retention runs after the copies: they count as remote.
-		served := rs.served()
+		served := rs.Served()
 		for _, c := range out.NextCheck.Copy {
 			served = append(served, tier.SegmentMetadata{StartOffset: c.BaseOffset, EndOffset: c.NextOffset - 1,
 				MaxTimestampMs: c.MaxTimestamp, SegmentSizeInBytes: c.Size, State: tier.CopySegmentFinished})
@@ -558,6 +627,12 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 			}
 			s.Reason = strp(why[i])
 			out.NextCheck.DeleteRemote = append(out.NextCheck.DeleteRemote, s)
+		}
+	}
+	if o.cfg.RemoteStorageEnable {
+		if out.Forecast, err = tierForecast(o, rs, locals, l, lso); err != nil {
+			fmt.Fprintf(stderr, "segviz %s: %v\n", name, err)
+			return tierErrCode(err)
 		}
 	}
 	if !report(stdout, stderr, name, o.json, out, func() { printTierStatus(stdout, o, out) }) {
@@ -615,6 +690,42 @@ func printTierStatus(w io.Writer, o tierOpts, st tierStatusJSON) {
 	say("copies", st.NextCheck.Copy, "nothing (only segments whose successor starts at or below the last stable offset are copied; never the active one)")
 	say("deletes locally", st.NextCheck.DeleteLocal, "nothing")
 	say("deletes remotely", st.NextCheck.DeleteRemote, "nothing")
+	if st.Forecast == nil {
+		return
+	}
+	fmt.Fprintf(w, "forecast, if nothing more is appended (retention %s; copy and expiration %s; a time is the latest the task can run when its phase is unknown):\n",
+		st.Forecast.RetentionChecks, st.Forecast.Tasks)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  BASE\tNEXT\tWHERE\tCOPIED BY\tON LOCAL DISK UNTIL\tREADABLE UNTIL\tWHY")
+	at := func(t *int64, none string) string {
+		if t == nil {
+			return none
+		}
+		return retention.FormatTime(*t)
+	}
+	for _, s := range st.Forecast.Segments {
+		copied, local := at(s.CopiedBy, "never"), at(s.LocalUntil, "never")
+		if s.Where != "local" {
+			copied = "copied"
+		}
+		if s.Where == "remote" {
+			local = "-"
+		}
+		why := "-"
+		if s.LocalReason != nil || s.Reason != nil {
+			why = strings.TrimPrefix(strings.Join([]string{deref(s.LocalReason, ""), deref(s.Reason, "")}, " / "), " / ")
+			why = strings.TrimSuffix(why, " / ")
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\n", s.BaseOffset, s.NextOffset, s.Where, copied, local, at(s.ReadableUntil, "never"), why)
+	}
+	tw.Flush()
+}
+
+func deref(s *string, none string) string {
+	if s == nil {
+		return none
+	}
+	return *s
 }
 
 func printTierSegs(w io.Writer, title string, segs []tierSegJSON) {

@@ -102,6 +102,30 @@ func TestTierRetentionArticle(t *testing.T) {
 		t.Fatalf("status before the upload: %d segments, next check copies %d and deletes %d locally, highest copied %d; want 5, 4, 0, -1",
 			len(st.Segments), len(st.NextCheck.Copy), len(st.NextCheck.DeleteLocal), st.HighestCopiedOffset)
 	}
+	// The forecast if nothing more is appended, with both phases
+	// unknown (each time the latest the task can run): the next copy task
+	// copies the four closed segments, the retention check after
+	// local.retention.ms deletes them locally, and they stay readable
+	// from the remote until the expiration task after retention.ms (7
+	// days, the default); the active segment stays, local.
+	if fc := st.Forecast; fc == nil || len(fc.Segments) != 5 {
+		t.Fatalf("status forecast: %+v", fc)
+	} else {
+		now, task, check := int64(tierT0+1000), int64(30_000), int64(300_000)
+		for i, s := range fc.Segments[:4] {
+			ts := st.Segments[i].MaxTimestamp
+			copied := now + task - 1
+			wantLocal := max(copied, ts+60_001) + check - 1
+			wantRead := ts + 604_800_000 + task - 1
+			if s.CopiedBy == nil || *s.CopiedBy != copied || s.LocalUntil == nil || *s.LocalUntil != wantLocal ||
+				s.ReadableUntil == nil || *s.ReadableUntil != wantRead || deref(s.LocalReason, "") != "local.retention.ms" || deref(s.Reason, "") != "retention.ms" {
+				t.Errorf("forecast of segment %d: %+v (%s); want copied by %d, local until %d, readable until %d", s.BaseOffset, s, s.Explanation, copied, wantLocal, wantRead)
+			}
+		}
+		if a := fc.Segments[4]; a.CopiedBy != nil || a.LocalUntil != nil || a.ReadableUntil != nil || a.Where != "local" {
+			t.Errorf("forecast of the active segment: %+v", a)
+		}
+	}
 	// Two minutes on, the plan deletes locally what the same check copies.
 	st2 := tierStatusOf(t, append(tierEnable, "--remote", uri, "--now", fmt.Sprint(tierT0+120_000), dir)...)
 	if len(st2.NextCheck.Copy) != 4 || len(st2.NextCheck.DeleteLocal) != 4 {
@@ -149,6 +173,13 @@ func TestTierRetentionArticle(t *testing.T) {
 	st = tierStatusOf(t, append(tierEnable, "--remote", uri, "--now", later, dir)...)
 	if st.LogStartOffset != 0 || st.LocalLogStartOffset != active || st.HighestCopiedOffset != active-1 {
 		t.Errorf("status: earliest %d, earliest-local %d, highest copied %d; want 0, %d, %d", st.LogStartOffset, st.LocalLogStartOffset, st.HighestCopiedOffset, active, active-1)
+	}
+	// After the local deletion the remote segments are not on local
+	// disk and keep their readable-until.
+	for _, s := range st.Forecast.Segments[:4] {
+		if s.Where != "remote" || s.LocalUntil != nil || s.ReadableUntil == nil {
+			t.Errorf("forecast after the local deletion, segment %d: %+v", s.BaseOffset, s)
+		}
 	}
 	where := map[string]int{}
 	for _, s := range st.Segments {
@@ -422,11 +453,15 @@ func TestTierJSONFields(t *testing.T) {
 	check("upload startup", string(st), "copiesAbandoned", "deletesFinished", "tempRemoved", "unknown", "missing", "localSegmentsDeleted")
 	_, out, _ = tierCmd(append([]string{"status", "--json", "--remote", uri}, append(tierEnable, dir)...)...)
 	m = check("status", out, "partition", "remote", "now", "logStartOffset", "localLogStartOffset", "logEndOffset", "highWatermark",
-		"lastStableOffset", "highestCopiedOffset", "discovered", "segments", "nextCheck")
+		"lastStableOffset", "highestCopiedOffset", "discovered", "segments", "nextCheck", "forecast")
 	seg, _ = json.Marshal(m["segments"].([]any)[0])
 	check("status segment", string(seg), segFields...)
 	nc, _ := json.Marshal(m["nextCheck"])
 	check("status nextCheck", string(nc), "copy", "deleteLocal", "deleteRemote")
+	fc, _ := json.Marshal(m["forecast"])
+	fm := check("status forecast", string(fc), "retentionChecks", "tasks", "segments")
+	seg, _ = json.Marshal(fm["segments"].([]any)[0])
+	check("status forecast segment", string(seg), "baseOffset", "nextOffset", "where", "copiedBy", "localUntil", "localReason", "readableUntil", "reason", "explanation")
 }
 
 // TestReadRemoteDamaged: a bad CRC in a remote segment stops the read
@@ -455,5 +490,35 @@ func TestReadRemoteDamaged(t *testing.T) {
 	}
 	if n := strings.Count(out, "\n"); n < 955 || n >= 1909 {
 		t.Errorf("%d records printed before the damage, want the first segment's and part of the second", n)
+	}
+}
+
+// TestRetentionTiered: "segviz retention" on a tiered topic gives tier
+// status's forecast and refuses --apply, whose deletions would not wait
+// for the copies.
+func TestRetentionTiered(t *testing.T) {
+	dir, remote := tierFixture(t)
+	uri := "file://" + remote
+	var out, errb strings.Builder
+	args := []string{"--config", "remote.storage.enable=true", "--config", "local.retention.ms=60000", "--remote", uri, "--now", fmt.Sprint(tierT0 + 1000), dir}
+	if code := runRetention(args, &out, &errb); code != exitOK {
+		t.Fatalf("retention on a tiered topic: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"the topic is tiered", "ON LOCAL DISK UNTIL", "READABLE UNTIL", "local.retention.ms / retention.ms"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("retention on a tiered topic: no %q in\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runRetention(append([]string{"--apply"}, args...), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "segviz tier upload") {
+		t.Errorf("retention --apply on a tiered topic: exit %d: %s", code, errb.String())
+	}
+	if logs, _ := filepath.Glob(filepath.Join(dir, "*.log")); len(logs) != 5 {
+		t.Errorf("after the refusals %d .log files, want 5", len(logs))
+	}
+	errb.Reset()
+	if code := runRetention([]string{"--remote", uri, dir}, &out, &errb); code != exitUsage {
+		t.Errorf("--remote on a topic not tiered: exit %d: %s", code, errb.String())
 	}
 }

@@ -9,6 +9,10 @@ const (
 	// LogInitialTaskDelayMs is the delay before the log manager's first
 	// scheduled tasks (an internal, test-oriented setting in Kafka).
 	LogInitialTaskDelayMs = "log.initial.task.delay.ms"
+	// RemoteLogManagerTaskIntervalMs is how often the remote log manager's
+	// tasks run for a tiered partition: the copy task (RLMCopyTask) and
+	// the expiration task (RLMExpirationTask) (RemoteLogManagerConfig).
+	RemoteLogManagerTaskIntervalMs = "remote.log.manager.task.interval.ms"
 )
 
 // Broker holds the broker-level settings that schedule retention; they
@@ -20,16 +24,21 @@ type Broker struct {
 	// InitialTaskDelayMs is log.initial.task.delay.ms. Default 30000;
 	// at least 0.
 	InitialTaskDelayMs int64
+	// RemoteLogManagerTaskIntervalMs is remote.log.manager.task.interval.ms:
+	// the period of the tiered-storage copy and expiration tasks. Default
+	// 30000 (30 s); at least 1.
+	RemoteLogManagerTaskIntervalMs int64
 }
 
 var brokerKeys = []keyOf[Broker]{
 	{name: LogRetentionCheckIntervalMs, kind: kindLong, field: func(b *Broker) any { return &b.RetentionCheckIntervalMs }, valid: atLeast(1)},
 	{name: LogInitialTaskDelayMs, kind: kindLong, field: func(b *Broker) any { return &b.InitialTaskDelayMs }, valid: atLeast(0)},
+	{name: RemoteLogManagerTaskIntervalMs, kind: kindLong, field: func(b *Broker) any { return &b.RemoteLogManagerTaskIntervalMs }, valid: atLeast(1)},
 }
 
 // DefaultBroker returns Kafka's defaults for the broker-level settings.
 func DefaultBroker() Broker {
-	return Broker{RetentionCheckIntervalMs: 5 * 60 * 1000, InitialTaskDelayMs: 30 * 1000}
+	return Broker{RetentionCheckIntervalMs: 5 * 60 * 1000, InitialTaskDelayMs: 30 * 1000, RemoteLogManagerTaskIntervalMs: 30 * 1000}
 }
 
 // ParseBroker returns the broker settings props describe, starting from
