@@ -202,7 +202,9 @@ func (w *forecaster) taskAt(t, avail int64) int64 {
 }
 
 // checkAt is the first retention check at or after t.
-func (w *forecaster) checkAt(t int64) int64 { return w.p.RetentionChecks.NextAtOrAfter(max(t, w.p.Now)) }
+func (w *forecaster) checkAt(t int64) int64 {
+	return w.p.RetentionChecks.NextAtOrAfter(max(t, w.p.Now))
+}
 
 // copies sets CopiedBy: PlanCopy's candidates at the next task.
 func (w *forecaster) copies() {
