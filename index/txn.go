@@ -206,13 +206,27 @@ func (x *TransactionIndex) Overlapping(fetchOffset, upperBoundOffset int64) []Ab
 	return txns
 }
 
-// collectAbortedTxns is Kafka's collectAbortedTxns: it appends to dst the
-// transactions overlapping [fetchOffset, upperBoundOffset) and reports
-// whether the search is complete, that is whether an entry's
+// Collect is Kafka's TransactionIndex.collectAbortedTxns: it appends to
+// dst the transactions overlapping [fetchOffset, upperBoundOffset) and
+// reports whether the search is complete, that is whether an entry's
 // LastStableOffset reached upperBoundOffset, so that later segments need
-// not be searched.
+// not be searched. A fetch searches its first segment's index, then each
+// later one's until the search is complete: an aborted transaction's
+// entry is in the segment of its ABORT marker, which may come segments
+// after its records.
+func (x *TransactionIndex) Collect(dst []AbortedTxn, fetchOffset, upperBoundOffset int64) ([]AbortedTxn, bool) {
+	return CollectAborted(dst, x.st.Load().txns, fetchOffset, upperBoundOffset)
+}
+
 func (x *TransactionIndex) collectAbortedTxns(dst []AbortedTxn, fetchOffset, upperBoundOffset int64) ([]AbortedTxn, bool) {
-	for _, t := range x.st.Load().txns {
+	return x.Collect(dst, fetchOffset, upperBoundOffset)
+}
+
+// CollectAborted is Collect over txns, a transaction index's entries in
+// file order (a remote segment's index, decoded with
+// DecodeTransactionIndex).
+func CollectAborted(dst, txns []AbortedTxn, fetchOffset, upperBoundOffset int64) ([]AbortedTxn, bool) {
+	for _, t := range txns {
 		if t.LastOffset >= fetchOffset && t.FirstOffset < upperBoundOffset {
 			dst = append(dst, t)
 		}
@@ -221,6 +235,27 @@ func (x *TransactionIndex) collectAbortedTxns(dst []AbortedTxn, fetchOffset, upp
 		}
 	}
 	return dst, false
+}
+
+// DecodeTransactionIndex decodes a whole .txnindex file's bytes b (named
+// name in errors): its entries in file order. A file that is not a whole
+// number of entries, or an entry DecodeAbortedTxn refuses, is a
+// *format.CorruptionError naming the file and the entry's position. It
+// is for an immutable copy (a remote segment's); a local index, whose
+// torn tail the engine repairs, is opened with OpenTransactionIndex.
+func DecodeTransactionIndex(b []byte, name string) ([]AbortedTxn, error) {
+	if r := len(b) % AbortedTxnSize; r != 0 {
+		return nil, format.Corruptf(name, int64(len(b)-r), format.ErrTruncated, "transaction index of %d bytes ends in %d bytes of a partial entry (entries are %d bytes)", len(b), r, AbortedTxnSize)
+	}
+	out := make([]AbortedTxn, 0, len(b)/AbortedTxnSize)
+	for pos := 0; pos < len(b); pos += AbortedTxnSize {
+		t, err := DecodeAbortedTxn(b[pos:])
+		if err != nil {
+			return nil, format.Corrupt(name, int64(pos), err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Append adds t at the end of the index, creating the file if needed. Its

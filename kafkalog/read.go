@@ -132,7 +132,7 @@ func (l *Log) Read(offset int64, maxBytes int, dst []byte, opt ReadOptions) (Rea
 		}
 		res.Records = recs
 		if opt.Isolation == IsolationCommitted && len(res.Records) > 0 {
-			res.AbortedTxns, err = l.collectAborted(offset, lastOffsetOf(res.Records)+1)
+			res.AbortedTxns, _, err = l.collectAborted(offset, lastOffsetOf(res.Records)+1)
 			if err != nil {
 				return res, err
 			}
@@ -192,21 +192,39 @@ func (l *Log) lastStableOffset() int64 {
 }
 
 // collectAborted gathers the aborted transactions overlapping [from,
-// upTo) from the segments' transaction indexes.
-func (l *Log) collectAborted(from, upTo int64) ([]index.AbortedTxn, error) {
-	var out []index.AbortedTxn
+// upTo) from the segments' transaction indexes, as
+// LocalLog.collectAbortedTransactions does: from the segment holding from
+// on, until a search is complete (index.TransactionIndex.Collect). The
+// search goes past upTo: an aborted transaction's entry is in the
+// segment of its ABORT marker, which may come after the fetch's records.
+// complete is false when the last segment was searched and the search
+// was not complete.
+func (l *Log) collectAborted(from, upTo int64) (out []index.AbortedTxn, complete bool, err error) {
 	for i := max(l.floorSegment(from), 0); i < len(l.segs); i++ {
-		s := l.segs[i]
-		if s.BaseOffset() >= upTo {
-			break
-		}
-		tx, err := s.TransactionIndex()
+		tx, err := l.segs[i].TransactionIndex()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		out = append(out, tx.Overlapping(from, upTo)...)
+		if out, complete = tx.Collect(out, from, upTo); complete {
+			return out, true, nil
+		}
 	}
-	return out, nil
+	return out, false, nil
+}
+
+// AbortedTxns returns the aborted transactions of the local segments
+// that overlap [from, upTo) (UnifiedLog.collectAbortedTransactions),
+// searched from the segment holding from (the first segment when from is
+// below the log start offset). A read of a remote segment finishes its
+// search here when the remote segments' indexes do not complete it.
+func (l *Log) AbortedTxns(from, upTo int64) ([]index.AbortedTxn, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	out, _, err := l.collectAborted(from, upTo)
+	return out, err
 }
 
 // Special timestamps of ListOffsets.

@@ -2,6 +2,7 @@ package tier
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -211,4 +212,44 @@ func wholeEntries(buf []byte, pos int64, name string) ([]byte, error) {
 		}
 	}
 	return buf[:sc.ValidBytes():sc.ValidBytes()], nil
+}
+
+// AbortedTxns is RemoteLogManager.collectAbortedTransactions over the
+// remote: it appends to dst the aborted transactions overlapping [from,
+// upTo) from the transaction indexes of served (the segments reads are
+// served from, oldest first), beginning with the one holding from and
+// going on to later ones until a search is complete
+// (index.CollectAborted): an aborted transaction's entry is in the
+// segment of its ABORT marker, which may come segments after its
+// records. Segments whose metadata says their index is empty
+// (TxnIdxEmpty), or that have none, are skipped. complete false means
+// the remote ran out first: the caller goes on with the local log
+// (kafkalog.Log.AbortedTxns), as Kafka does.
+func AbortedTxns(r RemoteStorageManager, served []SegmentMetadata, from, upTo int64, dst []index.AbortedTxn) (out []index.AbortedTxn, complete bool, err error) {
+	out = dst
+	for _, m := range served {
+		if m.EndOffset < from || m.TxnIdxEmpty {
+			continue
+		}
+		rc, err := r.FetchIndex(m, IndexTransaction)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return out, false, err
+		}
+		name := SegmentFileName(m.StartOffset, m.ID.ID, FileTransactionIndex)
+		b, err := readAll(rc, MaxIndexBytes, "remote transaction index "+name)
+		if err != nil {
+			return out, false, err
+		}
+		txns, err := index.DecodeTransactionIndex(b, name)
+		if err != nil {
+			return out, false, err
+		}
+		if out, complete = index.CollectAborted(out, txns, from, upTo); complete {
+			return out, true, nil
+		}
+	}
+	return out, false, nil
 }

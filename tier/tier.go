@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
+	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
 	"github.com/segkit/segkit/vfs"
 )
@@ -568,6 +570,12 @@ type ReadResult struct {
 	// Remote says the bytes came from Segment in the remote.
 	Remote  bool
 	Segment SegmentMetadata
+	// AbortedTxns are the aborted transactions overlapping Records, for
+	// a read_committed consumer (FetchResponse's aborted_transactions):
+	// from the remote segments' transaction indexes and, should they not
+	// complete the search, the local ones' (AbortedTxns). A local read
+	// leaves it nil: kafkalog.Log.Read with IsolationCommitted gives it.
+	AbortedTxns []index.AbortedTxn
 	// The partition's offsets at the time of the read.
 	LogStartOffset, LocalLogStartOffset, LogEndOffset int64
 }
@@ -598,5 +606,25 @@ func (t *Tier) Read(offset int64, maxBytes int) (ReadResult, error) {
 	res.Remote, res.Segment = true, m
 	b, err := ReadSegment(t.r, m, offset, maxBytes)
 	res.Records = b
+	if err != nil || len(b) == 0 {
+		return res, err
+	}
+	upTo := lastOffset(b) + 1
+	complete := false
+	if res.AbortedTxns, complete, err = AbortedTxns(t.r, t.finished(), offset, upTo, nil); err == nil && !complete {
+		var local []index.AbortedTxn
+		local, err = t.l.AbortedTxns(offset, upTo)
+		res.AbortedTxns = append(res.AbortedTxns, local...)
+	}
 	return res, err
+}
+
+// lastOffset is the last offset of the whole entries in b.
+func lastOffset(b []byte) int64 {
+	last := int64(-1)
+	s := record.NewScanner(b, "", 0)
+	for s.Next() {
+		last = s.Entry().LastOffset()
+	}
+	return last
 }

@@ -69,9 +69,12 @@ segments). It is the "kcat -C -e" of a partition directory, with no broker.
                  metadata is in its __remote_log_metadata topic) is read
                  from its files alone. The topic id naming the remote
                  partition comes from the partition's partition.metadata.
-                 read_committed below the local log start offset is
-                 refused (exit 2): the remote transaction indexes are not
-                 read yet. s3:// is not built into this segviz yet (exit 2)
+                 read_committed takes a remote segment's aborted
+                 transactions from the remote transaction indexes, from
+                 its own on, then the local ones (an ABORT marker may be
+                 segments after its records), as the broker's
+                 RemoteLogManager does. s3:// is not built into this
+                 segviz yet (exit 2)
   --json         one JSON object a line (below)
 
 What a consumer gets: control records (transaction markers, KRaft's
@@ -117,9 +120,8 @@ broker appends meanwhile may or may not be read). Memory holds one fetch
 Exit status: 0 when the records were printed (also when none are in
 range), 1 for an offset below the log start offset (the records are gone
 from local disk; without --remote nothing can read them) or damaged data
-(what was read before it is printed), 2 for a bad command line (or a
-refusal: read_committed below the local log start offset with --remote),
-3 when the partition or the remote could not be read.
+(what was read before it is printed), 2 for a bad command line, 3 when
+the partition or the remote could not be read.
 
 Examples:
   segviz read /var/kafka-logs/orders-0
@@ -145,11 +147,12 @@ type RemoteReader interface {
 	// ReadFrom returns whole entries (v2 batches or legacy messages, as a
 	// .log holds them) from the first one that holds an offset ≥ offset,
 	// in offset order, as kafkalog.Log.Read does: about a fetch's worth,
-	// at least one entry, none at the remote's end. The aborted
-	// transactions overlapping the entries would come from the remote
-	// segments' transaction indexes; the tier remote does not read them
-	// yet, so read_committed below the local log start offset is refused.
-	ReadFrom(offset int64) (RemoteBatches, error)
+	// at least one entry, none at the remote's end. With committed it
+	// also returns the aborted transactions overlapping the entries from
+	// the remote segments' transaction indexes, and whether that search
+	// was complete; if not, the read finishes it in the local log's, as
+	// Kafka's RemoteLogManager.collectAbortedTransactions does.
+	ReadFrom(offset int64, committed bool) (RemoteBatches, error)
 	// OffsetForTimestamp returns the first offset the remote holds whose
 	// timestamp is at or after ts (false: none is that late).
 	OffsetForTimestamp(ts int64) (int64, bool, error)
@@ -162,8 +165,11 @@ type RemoteBatches struct {
 	// Records holds whole entries; the first may begin below the offset
 	// asked for. It may alias the reader's buffer until the next call.
 	Records []byte
-	// AbortedTxns lists the aborted transactions overlapping Records.
+	// AbortedTxns lists the aborted transactions overlapping Records
+	// (read_committed only).
 	AbortedTxns []index.AbortedTxn
+	// Complete says the search for them ended in the remote.
+	Complete bool
 }
 
 // openRemote opens the remote store at dir (from --remote file://dir)
@@ -288,19 +294,37 @@ func (r *dirRemote) Close() error { return nil }
 // ReadFrom reads about a fetch's worth of whole entries from the first
 // served segment whose end reaches offset (tier.ReadSegment: from the
 // position its remote offset index gives, on to the first entry whose
-// last offset reaches offset). Aborted transactions are not read
-// (read_committed below the local log start offset is refused).
-func (r *dirRemote) ReadFrom(offset int64) (RemoteBatches, error) {
+// last offset reaches offset); with committed, the aborted transactions
+// of the served segments' transaction indexes (tier.AbortedTxns).
+func (r *dirRemote) ReadFrom(offset int64, committed bool) (RemoteBatches, error) {
 	for _, m := range r.served {
 		if m.EndOffset < offset {
 			continue
 		}
 		b, err := tier.ReadSegment(r.d, m, offset, readFetchBytes)
-		if err != nil || len(b) > 0 {
-			return RemoteBatches{Records: b}, err
+		if err != nil || len(b) == 0 {
+			if err != nil {
+				return RemoteBatches{}, err
+			}
+			continue
 		}
+		out := RemoteBatches{Records: b}
+		if committed {
+			out.AbortedTxns, out.Complete, err = tier.AbortedTxns(r.d, r.served, offset, lastEntryOffset(b)+1, nil)
+		}
+		return out, err
 	}
 	return RemoteBatches{}, nil
+}
+
+// lastEntryOffset is the last offset of the whole entries in b.
+func lastEntryOffset(b []byte) int64 {
+	last := int64(-1)
+	s := record.NewScanner(b, "", 0)
+	for s.Next() {
+		last = s.Entry().LastOffset()
+	}
+	return last
 }
 
 // OffsetForTimestamp returns the first offset the remote holds whose
@@ -571,10 +595,6 @@ func readPartition(fsys vfs.FS, dir string, start readStart, limit int64, commit
 		fmt.Fprintf(stderr, "segviz read: offset %d is below the log start offset %d of %s and its remote: those records are gone (deleted by total retention)\n", from, r.earliest, dir)
 		return exitProblem
 	}
-	if remote != nil && committed && from < r.localStart && from < l.LogEndOffset() {
-		fmt.Fprintf(stderr, "segviz read: --isolation read_committed from offset %d, below the local log start offset %d, is not supported yet: the remote segments' transaction indexes (their aborted transactions) are not read; read from %d on, or with read_uncommitted\n", from, r.localStart, r.localStart)
-		return exitUsage
-	}
 	if from < r.localStart && remote == nil {
 		fmt.Fprintf(stderr, "segviz read: offset %d is below the log start offset %d of %s: those records are gone from local disk (deleted by retention, or held by a remote store; give it with --remote)\n", from, r.localStart, dir)
 		return exitProblem
@@ -647,8 +667,14 @@ func (r *partitionRead) startOffset(s readStart) (int64, bool, error) {
 // the remote below the local log start offset, else from the local log.
 func (r *partitionRead) fetch(next int64) ([]byte, []index.AbortedTxn, error) {
 	if next < r.localStart && r.remote != nil {
-		b, err := r.remote.ReadFrom(next)
-		return b.Records, b.AbortedTxns, err
+		b, err := r.remote.ReadFrom(next, r.committed)
+		if err != nil || !r.committed || b.Complete || len(b.Records) == 0 {
+			return b.Records, b.AbortedTxns, err
+		}
+		// The remote's indexes did not complete the search: the ABORT
+		// markers may be in the local segments.
+		local, err := r.l.AbortedTxns(next, lastEntryOffset(b.Records)+1)
+		return b.Records, append(b.AbortedTxns, local...), err
 	}
 	iso := kafkalog.IsolationHighWatermark
 	if r.committed {

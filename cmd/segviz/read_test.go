@@ -233,68 +233,95 @@ func TestReadBelowLogStart(t *testing.T) {
 func txnFixture(t *testing.T, roll bool) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "kafka-logs", "payments-3")
+	x := newTxnWriter(t, dir)
+	x.add(-1, 2)
+	x.add(10, 2)
+	x.add(11, 2)
+	x.add(-1, 1)
+	x.marker(10, record.ControlCommit)
+	x.marker(11, record.ControlAbort)
+	x.add(11, 1)
+	if roll {
+		x.roll()
+	}
+	x.add(12, 1)
+	x.marker(11, record.ControlCommit)
+	x.add(-1, 2)
+	if got := x.l.LogEndOffset(); got != 14 {
+		t.Fatalf("log end offset %d, want 14", got)
+	}
+	x.close()
+	return dir
+}
+
+// txnWriter appends plain and transactional batches and transaction
+// markers to a new partition with the engine, a second apart from readT0.
+type txnWriter struct {
+	t   *testing.T
+	l   *kafkalog.Log
+	w   record.Builder
+	seq map[int64]int32
+	ts  int64
+}
+
+func newTxnWriter(t *testing.T, dir string) *txnWriter {
+	t.Helper()
 	l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), kafkalog.DefaultConfig(), kafkalog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w record.Builder
-	seq := map[int64]int32{}
-	ts := int64(readT0)
-	add := func(pid int64, n int) {
-		t.Helper()
-		spec := record.NewBatchSpec(0, compress.None)
-		if pid >= 0 {
-			spec.ProducerID, spec.ProducerEpoch, spec.BaseSequence, spec.Transactional = pid, 0, seq[pid], true
-			seq[pid] += int32(n)
-		}
-		recs := make([]record.Record, n)
-		for i := range recs {
-			recs[i] = record.Record{Timestamp: ts, Key: fmt.Appendf(nil, "p%d", pid), Value: fmt.Appendf(nil, "%d-%d", pid, i)}
-			ts += 1000
-		}
-		b, err := w.AppendBatch(nil, &spec, recs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Append(b, 0); err != nil {
-			t.Fatal(err)
-		}
+	return &txnWriter{t: t, l: l, seq: map[int64]int32{}, ts: readT0}
+}
+
+// add appends n records of producer pid, transactional; pid < 0: plain.
+func (x *txnWriter) add(pid int64, n int) {
+	x.t.Helper()
+	spec := record.NewBatchSpec(0, compress.None)
+	if pid >= 0 {
+		spec.ProducerID, spec.ProducerEpoch, spec.BaseSequence, spec.Transactional = pid, 0, x.seq[pid], true
+		x.seq[pid] += int32(n)
 	}
-	marker := func(pid int64, typ record.ControlType) {
-		t.Helper()
-		spec := record.NewBatchSpec(0, compress.None)
-		spec.ProducerID, spec.ProducerEpoch = pid, 0
-		b, err := w.AppendEndTxnMarker(nil, &spec, record.EndTxnMarker{Type: typ}, ts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts += 1000
-		if _, err := l.Append(b, 0); err != nil {
-			t.Fatal(err)
-		}
+	recs := make([]record.Record, n)
+	for i := range recs {
+		recs[i] = record.Record{Timestamp: x.ts, Key: fmt.Appendf(nil, "p%d", pid), Value: fmt.Appendf(nil, "%d-%d", pid, i)}
+		x.ts += 1000
 	}
-	add(-1, 2)
-	add(10, 2)
-	add(11, 2)
-	add(-1, 1)
-	marker(10, record.ControlCommit)
-	marker(11, record.ControlAbort)
-	add(11, 1)
-	if roll {
-		if err := l.Roll(); err != nil {
-			t.Fatal(err)
-		}
+	b, err := x.w.AppendBatch(nil, &spec, recs)
+	if err != nil {
+		x.t.Fatal(err)
 	}
-	add(12, 1)
-	marker(11, record.ControlCommit)
-	add(-1, 2)
-	if got := l.LogEndOffset(); got != 14 {
-		t.Fatalf("log end offset %d, want 14", got)
+	if _, err := x.l.Append(b, 0); err != nil {
+		x.t.Fatal(err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
+}
+
+// marker appends producer pid's COMMIT or ABORT.
+func (x *txnWriter) marker(pid int64, typ record.ControlType) {
+	x.t.Helper()
+	spec := record.NewBatchSpec(0, compress.None)
+	spec.ProducerID, spec.ProducerEpoch = pid, 0
+	b, err := x.w.AppendEndTxnMarker(nil, &spec, record.EndTxnMarker{Type: typ}, x.ts)
+	if err != nil {
+		x.t.Fatal(err)
 	}
-	return dir
+	x.ts += 1000
+	if _, err := x.l.Append(b, 0); err != nil {
+		x.t.Fatal(err)
+	}
+}
+
+func (x *txnWriter) roll() {
+	x.t.Helper()
+	if err := x.l.Roll(); err != nil {
+		x.t.Fatal(err)
+	}
+}
+
+func (x *txnWriter) close() {
+	x.t.Helper()
+	if err := x.l.Close(); err != nil {
+		x.t.Fatal(err)
+	}
 }
 
 // TestReadIsolation: read_uncommitted gets every data record up to the
@@ -627,7 +654,7 @@ func (r *logRemote) OffsetForTimestamp(ts int64) (int64, bool, error) {
 	to, found, err := r.l.OffsetForTimestamp(ts)
 	return to.Offset, found, err
 }
-func (r *logRemote) ReadFrom(offset int64) (RemoteBatches, error) {
+func (r *logRemote) ReadFrom(offset int64, _ bool) (RemoteBatches, error) {
 	r.reads++
 	res, err := r.l.Read(offset, 100, nil, kafkalog.ReadOptions{})
 	return RemoteBatches{Records: res.Records, AbortedTxns: res.AbortedTxns}, err
