@@ -70,7 +70,10 @@
 //
 // # Tests
 //
-// The tests run against a real SeaweedFS server (`weed mini`) that they
-// start on free ports from the binary scripts/seaweedfs.sh installs.
-// Without it they skip; under CI=true they fail.
+// The tests run against a real S3-compatible server that they start on
+// free ports: the Versity S3 Gateway's posix backend (versitygw, from
+// scripts/versitygw.sh install; what CI runs) or SeaweedFS's `weed mini`
+// (scripts/seaweedfs.sh install). SEGKIT_S3_SERVER=versitygw or weed picks
+// one; unset, versitygw if installed, else weed. Without a server they
+// skip; under CI=true they fail.
 package s3
