@@ -132,7 +132,7 @@ func (l *Log) Read(offset int64, maxBytes int, dst []byte, opt ReadOptions) (Rea
 		}
 		res.Records = recs
 		if opt.Isolation == IsolationCommitted && len(res.Records) > 0 {
-			res.AbortedTxns, _, err = l.collectAborted(offset, lastOffsetOf(res.Records)+1)
+			res.AbortedTxns, _, err = l.collectAborted(offset, record.LastOffset(res.Records)+1)
 			if err != nil {
 				return res, err
 			}
@@ -171,15 +171,6 @@ func validPrefix(b []byte, path string, pos, segBase, segEnd int64) ([]byte, err
 		return nil, err
 	}
 	return b[:valid], nil
-}
-
-func lastOffsetOf(b []byte) int64 {
-	last := int64(-1)
-	s := record.NewScanner(b, "", 0)
-	for s.Next() {
-		last = s.Entry().LastOffset()
-	}
-	return last
 }
 
 // lastStableOffset is the first offset of the earliest ongoing

@@ -36,6 +36,18 @@ func (e *Entry) LastOffset() int64 {
 	return e.Legacy.Offset
 }
 
+// LastOffset returns the last offset of the last whole entry in b, a
+// fetch's records (-1 when b holds none): the upper bound a fetch's
+// aborted-transaction search needs.
+func LastOffset(b []byte) int64 {
+	last := int64(-1)
+	s := NewScanner(b, "", 0)
+	for s.Next() {
+		last = s.Entry().LastOffset()
+	}
+	return last
+}
+
 // BaseOffset is the first offset of a v2 batch, or a legacy entry's offset
 // (for a legacy wrapper, finding the first inner offset needs
 // decompression: use a LegacyIterator).

@@ -609,7 +609,7 @@ func (t *Tier) Read(offset int64, maxBytes int) (ReadResult, error) {
 	if err != nil || len(b) == 0 {
 		return res, err
 	}
-	upTo := lastOffset(b) + 1
+	upTo := record.LastOffset(b) + 1
 	complete := false
 	if res.AbortedTxns, complete, err = AbortedTxns(t.r, t.finished(), offset, upTo, nil); err == nil && !complete {
 		var local []index.AbortedTxn
@@ -617,14 +617,4 @@ func (t *Tier) Read(offset int64, maxBytes int) (ReadResult, error) {
 		res.AbortedTxns = append(res.AbortedTxns, local...)
 	}
 	return res, err
-}
-
-// lastOffset is the last offset of the whole entries in b.
-func lastOffset(b []byte) int64 {
-	last := int64(-1)
-	s := record.NewScanner(b, "", 0)
-	for s.Next() {
-		last = s.Entry().LastOffset()
-	}
-	return last
 }

@@ -310,21 +310,11 @@ func (r *dirRemote) ReadFrom(offset int64, committed bool) (RemoteBatches, error
 		}
 		out := RemoteBatches{Records: b}
 		if committed {
-			out.AbortedTxns, out.Complete, err = tier.AbortedTxns(r.d, r.served, offset, lastEntryOffset(b)+1, nil)
+			out.AbortedTxns, out.Complete, err = tier.AbortedTxns(r.d, r.served, offset, record.LastOffset(b)+1, nil)
 		}
 		return out, err
 	}
 	return RemoteBatches{}, nil
-}
-
-// lastEntryOffset is the last offset of the whole entries in b.
-func lastEntryOffset(b []byte) int64 {
-	last := int64(-1)
-	s := record.NewScanner(b, "", 0)
-	for s.Next() {
-		last = s.Entry().LastOffset()
-	}
-	return last
 }
 
 // OffsetForTimestamp returns the first offset the remote holds whose
@@ -673,7 +663,7 @@ func (r *partitionRead) fetch(next int64) ([]byte, []index.AbortedTxn, error) {
 		}
 		// The remote's indexes did not complete the search: the ABORT
 		// markers may be in the local segments.
-		local, err := r.l.AbortedTxns(next, lastEntryOffset(b.Records)+1)
+		local, err := r.l.AbortedTxns(next, record.LastOffset(b.Records)+1)
 		return b.Records, append(b.AbortedTxns, local...), err
 	}
 	iso := kafkalog.IsolationHighWatermark
