@@ -768,3 +768,33 @@ func writeSeed(dir, name string, values ...any) error {
 	}
 	return writeText(filepath.Join(dir, name), fuzzseed.Encode(values...))
 }
+
+// FuzzDecodeTransactionIndex: a remote segment's .txnindex bytes either
+// decode to entries that encode back to the same bytes, or fail with a
+// CorruptionError naming the file; never a panic.
+func FuzzDecodeTransactionIndex(f *testing.F) {
+	one := index.AppendAbortedTxn(nil, index.AbortedTxn{ProducerID: 7, FirstOffset: 2, LastOffset: 4, LastStableOffset: 5})
+	f.Add([]byte{})
+	f.Add(one)
+	f.Add(append(one, one[:10]...))
+	bad := slices.Clone(one)
+	bad[1] = 1 // version 1
+	f.Add(bad)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		txns, err := index.DecodeTransactionIndex(b, "x.txnindex")
+		if err != nil {
+			var ce *format.CorruptionError
+			if !errors.As(err, &ce) || ce.Path != "x.txnindex" || ce.Offset < 0 || ce.Offset > int64(len(b)) {
+				t.Fatalf("error %v is not a CorruptionError in the file", err)
+			}
+			return
+		}
+		var again []byte
+		for _, x := range txns {
+			again = index.AppendAbortedTxn(again, x)
+		}
+		if !bytes.Equal(again, b) {
+			t.Fatalf("%d entries re-encode to %x, not %x", len(txns), again, b)
+		}
+	})
+}
