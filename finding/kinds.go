@@ -184,6 +184,29 @@ const (
 	// the next segment's, so the next segment cannot go before it (deletion is
 	// a prefix).
 	KindTimestampOrder = "timestamp-out-of-order"
+
+	// Tiered storage (segviz verify --remote).
+	// KindRemoteGap (error): Offsets between two remote segments, or between
+	// the last remote segment and the first local one, that no segment holds.
+	KindRemoteGap = "remote-gap"
+	// KindRemoteOverlap (error): Two remote segments that are both served
+	// hold the same offsets.
+	KindRemoteOverlap = "remote-overlap"
+	// KindRemoteMetadataMismatch (error): A remote segment's files disagree
+	// with its metadata (size, offsets).
+	KindRemoteMetadataMismatch = "remote-metadata-mismatch"
+	// KindRemoteFileMissing (error): A served remote segment lacks one of
+	// its files.
+	KindRemoteFileMissing = "remote-file-missing"
+	// KindRemoteMetadataCorrupt (error): A remote log metadata file that
+	// does not decode.
+	KindRemoteMetadataCorrupt = "remote-metadata-corrupt"
+	// KindRemoteOrphanFile (warning): A remote file no remote log metadata
+	// names.
+	KindRemoteOrphanFile = "remote-orphan-file"
+	// KindRemoteUnfinished (info): A copy or deletion of a remote segment
+	// that began and did not finish.
+	KindRemoteUnfinished = "remote-unfinished"
 )
 
 // KindInfo describes a problem kind: what docs/problems.md and the web
@@ -372,6 +395,28 @@ var kinds = []KindInfo{
 	{Name: KindTimestampOrder, Group: "Directory contents and timestamps", Levels: "warning",
 		Meaning: "The segment's newest record is newer than the next segment's, so the next segment cannot go before it (deletion is a prefix).",
 		Do:      "Nothing, or fix producer clocks."},
+
+	{Name: KindRemoteGap, Group: "Tiered storage (verify --remote)", Levels: "error",
+		Meaning: "Offsets between two served remote segments, or between the last remote segment and the first local segment, that no segment holds: a consumer reading there gets `OFFSET_OUT_OF_RANGE` or skips records. A local segment deleted before its copy finished leaves this.",
+		Do:      "Find the missing segment's files (a broker's disk, a backup) and copy them to the remote with `segviz tier upload`; otherwise the offsets are lost."},
+	{Name: KindRemoteOverlap, Group: "Tiered storage (verify --remote)", Levels: "error",
+		Meaning: "Two served remote segments hold the same offsets (their metadata's start and end offsets overlap): a read is served from one of them, and remote retention may delete the other's records twice.",
+		Do:      "Compare the two copies (`segviz dump`); delete the metadata and files of the wrong one."},
+	{Name: KindRemoteMetadataMismatch, Group: "Tiered storage (verify --remote)", Levels: "error",
+		Meaning: "A remote segment's files disagree with its remote log metadata: the `.log` is not `segmentSizeInBytes` long, or holds offsets outside `startOffset`..`endOffset`. Reads and retention follow the metadata, so records are read wrongly or deleted early.",
+		Do:      "Copy the segment again from a local copy, if one is left; otherwise correct the metadata."},
+	{Name: KindRemoteFileMissing, Group: "Tiered storage (verify --remote)", Levels: "error",
+		Meaning: "A served remote segment lacks one of its files (`.log`, `.index`, `.timeindex`, `.snapshot`, `.leader_epoch_checkpoint`, or the `.txnindex` its metadata says it has): reads of the segment fail, or read_committed misses aborted transactions.",
+		Do:      "Copy the segment again from a local copy, if one is left."},
+	{Name: KindRemoteMetadataCorrupt, Group: "Tiered storage (verify --remote)", Levels: "error",
+		Meaning: "A remote log metadata file (`.segkit-tier/*.rlsm`) that does not decode or names another segment: nothing can say which remote segments are served, so the remote checks stop there.",
+		Do:      "Move the file aside; `segviz tier status` then shows the segment's files as unknown."},
+	{Name: KindRemoteOrphanFile, Group: "Tiered storage (verify --remote)", Levels: "warning",
+		Meaning: "A file in the remote partition directory that no remote log metadata names (another writer's, or a copy whose metadata was lost), or a temporary file of an interrupted metadata write. It holds no served data.",
+		Do:      "A temporary file: nothing, the next `segviz tier upload` deletes it. Another file: `tier upload` reports it and leaves it; delete it once you know whose it is."},
+	{Name: KindRemoteUnfinished, Group: "Tiered storage (verify --remote)", Levels: "info",
+		Meaning: "A remote segment whose copy (`COPY_SEGMENT_STARTED`) or deletion (`DELETE_SEGMENT_STARTED`) began and did not finish: an upload that crashed or failed. It is not served.",
+		Do:      "Nothing: the next `segviz tier upload` deletes the copy, or finishes the deletion."},
 }
 
 // Kinds returns every problem kind with its description, in the order the

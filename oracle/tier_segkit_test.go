@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segkit/segkit/finding"
+	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/kafkalog/config"
@@ -112,6 +114,46 @@ func TestTierSegkitMatchesBroker(t *testing.T) {
 	t.Logf("broker scenario %v", time.Since(started).Round(time.Millisecond))
 	t.Run("reads-broker-remote", func(t *testing.T) { tierSegkitReads(t, run) })
 	t.Run("uploads-as-broker", func(t *testing.T) { tierSegkitUploads(t, run) })
+	t.Run("verifies-broker-remote", func(t *testing.T) { tierSegkitVerifies(t, run) })
+}
+
+// tierSegkitVerifies: tier.Verify (segviz verify --remote) over the
+// broker's partition directory and its remote reads one log of every
+// record from offset 0, the remote segments from their files alone (the
+// broker's metadata is in __remote_log_metadata), and finds no error and
+// no remote-* warning in what Kafka wrote. Neither directory changes.
+func tierSegkitVerifies(t *testing.T, run *tieredRun) {
+	fsys := vfs.OS()
+	remoteTop := filepath.Dir(run.RemoteRoot)
+	beforeLocal, beforeRemote := treeState(t, run.LocalAfter), treeState(t, remoteTop)
+	tid, err := checkpoint.ParseUUID(run.TopicID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := tier.TopicIDPartition{TopicID: tid, Topic: run.Topic, Partition: run.Partition}
+	rep, rr, err := tier.Verify(fsys, filepath.ToSlash(run.LocalAfter), tier.NewDir(fsys, filepath.ToSlash(remoteTop)), tp, inspect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		if p.Level == finding.Error || strings.HasPrefix(p.Kind, "remote-") {
+			t.Errorf("verify of the broker's tiered partition: %s", p)
+		} else {
+			t.Logf("verify: %s", p)
+		}
+	}
+	pr := rep.Partitions[0]
+	if rr.Metadata != "files" || rr.Segments != len(logBases(run.LocalBefore)) || rr.Viewed != rr.Segments || pr.LogStartOffset != run.Earliest || pr.LogEndOffset != run.Latest || pr.Records != int64(len(run.Consumed)) {
+		t.Errorf("verify: remote %+v; log %d..%d with %d records; want every remote segment viewed, log %d..%d with the consumer's %d records",
+			rr, pr.LogStartOffset, pr.LogEndOffset, pr.Records, run.Earliest, run.Latest, len(run.Consumed))
+	}
+	if after := treeState(t, run.LocalAfter); !slices.Equal(after, beforeLocal) {
+		t.Errorf("the broker's partition directory changed")
+	}
+	if after := treeState(t, remoteTop); !slices.Equal(after, beforeRemote) {
+		t.Errorf("the broker's remote changed")
+	}
+	t.Logf("verify --remote over the broker's: %d remote segments (%d-%d) and the local ones, %d records, %d problems", rr.Segments, rr.StartOffset, rr.EndOffset, pr.Records, len(rep.Problems))
 }
 
 // tierSegkitReads: tier.Open over the broker's partition directory after

@@ -75,3 +75,17 @@ func (r RemoteLog) Holding(offset int64) (SegmentMetadata, bool) {
 	}
 	return m, found
 }
+
+// ServedFrom returns the segments reads are served from, oldest first,
+// that lie at or above the floor: what Tier.Read and a read-only reader
+// of the remote serve.
+func (r RemoteLog) ServedFrom() []SegmentMetadata {
+	floor := r.Floor()
+	var out []SegmentMetadata
+	for _, m := range r.Served() {
+		if m.StartOffset >= floor {
+			out = append(out, m)
+		}
+	}
+	return out
+}

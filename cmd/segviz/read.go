@@ -199,20 +199,9 @@ func openRemote(fsys vfs.FS, dir, pdir string) (RemoteReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &dirRemote{d: d, tp: tp, discovered: discovered, start: math.MaxInt64}
 	// What is served, as tier.Tier serves it: the finished copies at or
 	// above the newest one total retention has begun to delete.
-	floor := int64(0)
-	for _, m := range meta {
-		if !m.Abandoned && m.State >= tier.DeleteSegmentStarted {
-			floor = max(floor, m.EndOffset+1)
-		}
-	}
-	for _, m := range meta {
-		if m.State == tier.CopySegmentFinished && m.StartOffset >= floor {
-			r.served = append(r.served, m)
-		}
-	}
+	r := &dirRemote{d: d, tp: tp, discovered: discovered, start: math.MaxInt64, served: tier.RemoteLog(meta).ServedFrom()}
 	if len(r.served) > 0 {
 		r.start = r.served[0].StartOffset
 	}

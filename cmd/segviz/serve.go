@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,10 +19,11 @@ import (
 	"github.com/segkit/segkit/internal/viz"
 	"github.com/segkit/segkit/internal/web"
 	"github.com/segkit/segkit/kafkalog/config"
+	"github.com/segkit/segkit/tier"
 	"github.com/segkit/segkit/vfs"
 )
 
-const serveHelp = `Usage: segviz serve [--addr host:port] [--allow-host NAME]... [--wasm auto|off] [DIR]
+const serveHelp = `Usage: segviz serve [--addr host:port] [--allow-host NAME]... [--wasm auto|off] [--remote URI] [DIR]
        segviz                      (the same as "segviz serve": the demo)
        segviz serve --export-demo DIR
 
@@ -39,6 +41,14 @@ it). Without DIR, segviz serves its built-in demo: a log directory written
 by segkit's own engine, with every codec, transactions, a compacted empty
 batch, a replayed backlog and a deleted segment, and a second, damaged,
 partition for the verification view.
+
+With --remote file://R (a tiered partition: DIR is one partition
+directory, R the directory of its LocalTieredStorage remote, as for
+segviz read --remote), the strip shows the remote segments with the local
+ones, marked "remote" (only in the remote store) or "copied" (on local
+disk and in the remote), and every view reads the remote segments below
+the local ones as the partition's: batches, records, bytes, indexes,
+verification. The remote is served read-only too.
 
 The page can also open partition files from your disk (drop a folder or
 its files on it, or choose them): they are parsed in the browser by the
@@ -92,8 +102,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	export := fs.String("export-demo", "", "write the demo's log directory under `DIR` and exit")
 	var allow hostList
 	fs.Var(&allow, "allow-host", "also answer requests whose Host is `NAME` (repeatable)")
+	remote := fs.String("remote", "", "show DIR's remote segments too: file://DIR, a LocalTieredStorage directory")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
+	}
+	if *remote != "" && fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "segviz serve: --remote needs a partition directory")
+		return exitUsage
 	}
 	if *wasm != "auto" && *wasm != "off" {
 		fmt.Fprintf(stderr, "segviz serve: --wasm %q: want auto or off\n", *wasm)
@@ -120,7 +135,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := serveOptions{addr: *addr, wasm: *wasm == "auto", allowHosts: allow}
+	opts := serveOptions{addr: *addr, wasm: *wasm == "auto", allowHosts: allow, remote: *remote}
 	if fs.NArg() == 1 {
 		opts.dir = fs.Arg(0)
 	}
@@ -148,7 +163,9 @@ var (
 type serveOptions struct {
 	addr string
 	dir  string // "" for the demo
-	wasm bool
+	// remote is --remote's URI, "" for none.
+	remote string
+	wasm   bool
 	// allowHosts are the --allow-host names.
 	allowHosts []string
 	// timeouts override web's default connection timeouts (tests).
@@ -163,10 +180,10 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "segviz serve: "+format+"\n", a...)
 		return exitFailure
 	}
-	sess, what, closeFn, err := openSource(o.dir)
+	sess, what, closeFn, err := openSource(o.dir, o.remote)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz serve: %v\n", err)
-		if errors.Is(err, inspect.ErrNoPartition) || errors.Is(err, errNotDir) {
+		if errors.Is(err, inspect.ErrNoPartition) || errors.Is(err, errNotDir) || errors.Is(err, errRemoteScheme) {
 			return exitUsage // as verify: DIR is not a partition or a log directory
 		}
 		return exitFailure
@@ -240,8 +257,9 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// openSource opens DIR read-only, or builds the demo.
-func openSource(dir string) (*viz.Session, string, func(), error) {
+// openSource opens DIR read-only (with its remote, when remote is a
+// --remote URI), or builds the demo.
+func openSource(dir, remote string) (*viz.Session, string, func(), error) {
 	if dir == "" {
 		d, err := demo.Get()
 		if err != nil {
@@ -267,15 +285,80 @@ func openSource(dir string) (*viz.Session, string, func(), error) {
 	// The partitions are found as verify finds them (by the directory's
 	// own name too, which the rooted FS below calls "."): a folder that
 	// holds none is refused, not served as an empty page.
-	if _, err := inspect.FindPartitions(vfs.OS(), filepath.ToSlash(abs)); err != nil {
+	parts, err := inspect.FindPartitions(vfs.OS(), filepath.ToSlash(abs))
+	if err != nil {
 		return nil, "", nil, err
 	}
 	fsys, root, err := web.OpenRoot(abs)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	sess := viz.NewSession(fsys, viz.Options{Name: filepath.Base(abs)})
-	return sess, abs + " (read-only)", func() { sess.Close(); root.Close() }, nil
+	if remote == "" {
+		sess := viz.NewSession(fsys, viz.Options{Name: filepath.Base(abs)})
+		return sess, abs + " (read-only)", func() { sess.Close(); root.Close() }, nil
+	}
+	if len(parts) != 1 || parts[0].Dir != filepath.ToSlash(abs) {
+		root.Close()
+		return nil, "", nil, fmt.Errorf("%w: --remote takes one partition directory; %s is not one", inspect.ErrNoPartition, abs)
+	}
+	sess, rdir, closeRemote, err := openTiered(fsys, abs, remote)
+	if err != nil {
+		root.Close()
+		return nil, "", nil, err
+	}
+	return sess, abs + " with its remote " + rdir + " (read-only)", func() { sess.Close(); closeRemote(); root.Close() }, nil
+}
+
+// openTiered opens the session of the partition directory abs (local,
+// its rooted FS, where it is ".") with the remote at the --remote URI
+// remote: over a tier.View of the served remote segments below the local
+// ones, with the strip's remote segments.
+func openTiered(local vfs.FS, abs, remote string) (*viz.Session, string, func(), error) {
+	rdir, err := parseTierRemote(remote)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	tp, err := remotePartition(vfs.OS(), rdir, filepath.ToSlash(abs))
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("--remote %s: %w", remote, err)
+	}
+	rfs, rroot, err := web.OpenRoot(filepath.FromSlash(rdir))
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("--remote %s: %w", remote, err)
+	}
+	d := tier.NewDir(rfs, ".")
+	meta, discovered, err := remoteMetadata(d, tp)
+	if err != nil {
+		rroot.Close()
+		return nil, "", nil, fmt.Errorf("--remote %s: %w", remote, err)
+	}
+	served := tier.RemoteLog(meta).ServedFrom()
+	view, err := d.NewView(local, ".", served)
+	if err != nil {
+		rroot.Close()
+		return nil, "", nil, err
+	}
+	rj := &viz.RemoteJSON{Dir: path.Join(rdir, d.PartitionDir(tp)), Metadata: "segkit", Segments: []viz.RemoteSegmentJSON{}}
+	if discovered {
+		rj.Metadata = "files"
+	}
+	inView := map[tier.UUID]bool{}
+	for _, m := range view.Segments() {
+		inView[m.ID.ID] = true
+	}
+	for _, m := range served {
+		rj.Segments = append(rj.Segments, viz.RemoteSegmentJSON{
+			BaseOffset: m.StartOffset, EndOffset: m.EndOffset, Size: m.SegmentSizeInBytes, MaxTimestamp: m.MaxTimestampMs,
+			ID: m.ID.ID.String(), State: m.State.String(), Local: !inView[m.ID.ID],
+		})
+	}
+	sess := viz.NewSession(view, viz.Options{Name: filepath.Base(abs), Remote: func(dir string) *viz.RemoteJSON {
+		if path.Clean(dir) == "." {
+			return rj
+		}
+		return nil
+	}})
+	return sess, rdir, func() { rroot.Close() }, nil
 }
 
 // errNotDir is the error of a DIR that is not a directory.

@@ -16,10 +16,11 @@ import (
 	"github.com/segkit/segkit/inspect"
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
+	"github.com/segkit/segkit/tier"
 	"github.com/segkit/segkit/vfs"
 )
 
-const verifyHelp = `Usage: segviz verify [--json] [--retention.ms MS] [--now TIME] [--compacted] DIR
+const verifyHelp = `Usage: segviz verify [--json] [--retention.ms MS] [--now TIME] [--compacted] [--remote URI] DIR
 
 Checks a Kafka partition directory — or every partition directory of a log
 directory — in one pass, without writing a byte to it:
@@ -42,6 +43,19 @@ directory — in one pass, without writing a byte to it:
     (stamped further in the past than retention.ms when written) or never
     (stamped in the future).
 
+With --remote file://R (a tiered partition: DIR is one partition
+directory, R the directory of its LocalTieredStorage remote, as for
+segviz read --remote), the remote segments below the first local segment
+are verified with the local ones as one log (every check above, across
+both: offsets, leader epochs, producer snapshots), and the remote against
+its remote log metadata: files a served segment lacks, a .log whose size
+or offsets are not its metadata's, offsets no segment holds (between two
+remote segments, or between the remote and local disk), overlapping
+segments, files no metadata names, copies and deletions that did not
+finish, and metadata files that do not decode (the remote-* kinds). A
+problem in a remote file names the remote file. A remote a broker wrote
+(its metadata is in __remote_log_metadata) is read from its files alone.
+
 The report lists one line per segment, then each problem as
 "level file:position: kind: detail", where position is the byte the
 problem is at (the start of the bad batch, index entry or checkpoint
@@ -59,6 +73,10 @@ when it is a terminal; the report to stdout.
    "partitions": [{"dir", "topic", "partition", "logStartOffset",
                    "logEndOffset", "segments": [...], ...}]}
 
+and with --remote also
+  "remote": {"partitionDir", "topicId", "metadata": "segkit"|"files"|"corrupt",
+             "segments", "startOffset", "endOffset", "viewed", "localStartOffset"}
+
 (position is -1 for a problem about a file as a whole.)
 
 Exit status: 0 when no problem is an error (warnings are printed but pass),
@@ -70,6 +88,7 @@ Examples:
   segviz verify /var/kafka-logs                  # every partition
   segviz verify --json orders-0 | jq '.problems[] | select(.level == "error")'
   segviz verify --retention.ms 86400000 orders-0 # warn about records a 1-day retention deletes at once
+  segviz verify --remote file:///var/kafka-tiered orders-0
 `
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
@@ -78,6 +97,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	retentionMs := fs.String(config.RetentionMs, "", "retention.ms the timestamp warnings assume (default 604800000, 7 days)")
 	nowFlag := fs.String("now", "", "the time timestamps are judged at, epoch ms or RFC 3339 (default: now)")
 	compacted := fs.Bool("compacted", false, "treat the partitions as compacted: offset gaps are info, not warnings")
+	remoteURI := fs.String("remote", "", "verify the partition with its remote segments: file://DIR, a LocalTieredStorage directory")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
 	}
@@ -108,6 +128,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
+	if *remoteURI != "" {
+		return verifyRemote(*remoteURI, dir, opt, *jsonOut, stdout, stderr)
+	}
 	m := newMeter(stderr, "verify")
 	opt.Progress = m.update
 	rep, err := inspect.Verify(vfs.OS(), dir, opt)
@@ -126,6 +149,68 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return exitProblem
 	}
 	return exitOK
+}
+
+// verifyJSON is verify --remote's JSON: the report and the remote's.
+type verifyJSON struct {
+	inspect.Report
+	Remote tier.RemoteReport `json:"remote"`
+}
+
+// verifyRemote is verify --remote: the partition directory dir with its
+// remote segments, as one log (tier.Verify).
+func verifyRemote(uri, dir string, opt inspect.Options, asJSON bool, stdout, stderr io.Writer) int {
+	rdir, err := parseTierRemote(uri)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz verify: %v\n", err)
+		return exitUsage
+	}
+	fsys := vfs.OS()
+	if parts, err := inspect.FindPartitions(fsys, dir); err != nil || len(parts) != 1 || parts[0].Dir != dir {
+		fmt.Fprintf(stderr, "segviz verify: --remote takes one partition directory; %s is not one\n", dir)
+		return exitUsage
+	}
+	if st, err := os.Stat(filepath.FromSlash(rdir)); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "segviz verify: --remote %s: not a directory\n", uri)
+		return exitFailure
+	}
+	tp, err := remotePartition(fsys, rdir, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz verify: --remote %s: %v\n", uri, err)
+		return exitFailure
+	}
+	m := newMeter(stderr, "verify")
+	opt.Progress = m.update
+	rep, rr, err := tier.Verify(fsys, dir, tier.NewDir(fsys, rdir), tp, opt)
+	m.finish()
+	if err != nil {
+		fmt.Fprintf(stderr, "segviz verify: %v\n", err)
+		return exitFailure
+	}
+	if !report(stdout, stderr, "verify", asJSON, verifyJSON{rep, rr}, func() {
+		printRemote(stdout, rr)
+		printVerify(stdout, rep)
+	}) {
+		return exitFailure
+	}
+	if !rep.OK {
+		return exitProblem
+	}
+	return exitOK
+}
+
+// printRemote prints what verify --remote read of the remote.
+func printRemote(w io.Writer, rr tier.RemoteReport) {
+	what := map[string]string{"segkit": "segkit's remote log metadata", "files": "its files alone (no remote log metadata beside them)", "corrupt": "no metadata: a metadata file is corrupt"}[rr.Metadata]
+	if rr.Metadata == "" {
+		what = "nothing: the remote holds no segment of the partition"
+	}
+	held := "no offsets"
+	if rr.Segments > 0 {
+		held = fmt.Sprintf("offsets %d-%d", rr.StartOffset, rr.EndOffset)
+	}
+	fmt.Fprintf(w, "remote %s (topic id %s): %s, %s, from %s; %d below the local segments, verified with them\n",
+		rr.PartitionDir, rr.TopicID, plural(rr.Segments, "served segment"), held, what, rr.Viewed)
 }
 
 // osDir checks that name is a directory and returns it as an absolute

@@ -39,6 +39,35 @@ type PartitionJSON struct {
 	// topic's, or Kafka's defaults (a directory holds no topic config).
 	Config map[string]int64 `json:"config"`
 	Note   string           `json:"note,omitempty"`
+	// Remote is the partition's remote store, when it is tiered and the
+	// session knows its remote (segviz serve --remote).
+	Remote *RemoteJSON `json:"remote,omitempty"`
+}
+
+// RemoteJSON is a tiered partition's remote store.
+type RemoteJSON struct {
+	// Dir is the remote's directory of the partition.
+	Dir string `json:"dir"`
+	// Metadata says where the remote segments come from: "segkit" (the
+	// remote log metadata beside the data) or "files" (the files alone).
+	Metadata string `json:"metadata"`
+	// Segments are the served remote segments, oldest first.
+	Segments []RemoteSegmentJSON `json:"segments"`
+}
+
+// RemoteSegmentJSON is one served remote segment.
+type RemoteSegmentJSON struct {
+	BaseOffset int64 `json:"baseOffset"`
+	// EndOffset is the metadata's end offset: the next segment's base
+	// offset minus one.
+	EndOffset    int64  `json:"endOffset"`
+	Size         int64  `json:"size"`
+	MaxTimestamp int64  `json:"maxTimestamp"`
+	ID           string `json:"id"`
+	State        string `json:"state"`
+	// Local says a local segment has the same base offset: the segment is
+	// on local disk too (copied, not yet deleted by local retention).
+	Local bool `json:"local"`
 }
 
 // SegmentJSON is one segment of the timeline.
@@ -50,12 +79,16 @@ type SegmentJSON struct {
 	// FirstTimestamp is the first batch's max timestamp (from which
 	// segment.ms counts), LargestTimestamp the largest record timestamp
 	// (the time index's last entry); -1 when there is none.
-	FirstTimestamp   int64      `json:"firstTimestamp"`
-	LargestTimestamp int64      `json:"largestTimestamp"`
-	LastModified     int64      `json:"lastModified"`
-	Active           bool       `json:"active"`
-	Files            []FileJSON `json:"files"`
-	Note             string     `json:"note,omitempty"`
+	FirstTimestamp   int64 `json:"firstTimestamp"`
+	LargestTimestamp int64 `json:"largestTimestamp"`
+	LastModified     int64 `json:"lastModified"`
+	Active           bool  `json:"active"`
+	// Where is "local" (on local disk only), "remote" (only in the remote
+	// store: its files are read from there) or "both" (on local disk and
+	// copied to the remote).
+	Where string     `json:"where"`
+	Files []FileJSON `json:"files"`
+	Note  string     `json:"note,omitempty"`
 }
 
 // DeletedJSON is a segment whose files are waiting as .deleted (retention
@@ -136,8 +169,25 @@ func (s *Session) Partition(q Params) (*PartitionJSON, error) {
 		}
 		files[base] = append(files[base], f)
 	}
+	var remote map[int64]RemoteSegmentJSON
+	if s.opt.Remote != nil {
+		if out.Remote = s.opt.Remote(p.dir); out.Remote != nil {
+			remote = map[int64]RemoteSegmentJSON{}
+			for _, r := range out.Remote.Segments {
+				remote[r.BaseOffset] = r
+			}
+		}
+	}
 	for i, info := range st.Segments {
+		where := "local"
+		if r, ok := remote[info.BaseOffset]; ok {
+			where = "remote"
+			if r.Local {
+				where = "both"
+			}
+		}
 		sj := SegmentJSON{
+			Where:      where,
 			BaseOffset: info.BaseOffset, NextOffset: st.NextOffset(i), Size: info.Size,
 			FirstTimestamp: info.FirstBatchTimestamp, LargestTimestamp: info.LargestRecordTimestamp,
 			LastModified: info.LastModified, Active: i == len(st.Segments)-1,

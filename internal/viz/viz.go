@@ -65,6 +65,12 @@ type Options struct {
 	// Config returns the topic config of a partition directory; nil means
 	// Kafka's defaults (a partition directory holds no topic config).
 	Config func(dir string) config.Config
+	// Remote returns what a partition directory's remote store (tiered
+	// storage) holds, for the strip to show the remote segments with the
+	// local ones; nil (or a nil answer) when it has none. The FS shows the
+	// remote segments below the local ones as the partition's (a
+	// tier.View), so that every view reads them.
+	Remote func(dir string) *RemoteJSON
 }
 
 // Session answers questions about the partitions of one filesystem.

@@ -378,6 +378,12 @@ class App {
     fact("log end offset", fmtNum(p.logEndOffset), { id: "fact-leo" });
     fact("high watermark", fmtNum(p.highWatermark), { title: `from ${p.highWatermarkFrom}` });
     fact("segments", `${p.segments.length}${p.deleted.length ? ` (+${p.deleted.length} deleted)` : ""}`, { id: "fact-segments", dataset: { count: p.segments.length } });
+    for (const li of $$(".legend-remote")) li.hidden = !p.remote;
+    if (p.remote) {
+      const only = p.segments.filter((s) => s.where === "remote").length, both = p.segments.filter((s) => s.where === "both").length;
+      fact("remote", `${p.remote.segments.length} segments (${only} remote only, ${both} copied and on local disk), from ${p.remote.metadata === "files" ? "the files alone" : "segkit's remote log metadata"}`,
+        { id: "fact-remote", title: p.remote.dir, dataset: { segments: p.remote.segments.length, only, both } });
+    }
     fact("size", fmtBytes(p.bytes));
     fact("records", "counting…", { id: "census", dataset: { done: "false" } });
     fact("now", fmtTime(this.now), { title: this.source?.demo ? "the demo's fixed present" : "this machine's clock" });
@@ -403,17 +409,21 @@ class App {
       } else if (s.active) {
         status = "active";
         label = "● active";
+      } else if (s.where === "remote") {
+        status = "remote";
+        label = "☁ remote only";
       }
+      if (s.where === "both") label = label ? `${label} · ☁ copied` : "☁ copied";
       const isSel = this.selected && this.selected.baseOffset === s.baseOffset && (this.selected.suffix || "") === (s.suffix || "");
       const next = s.nextOffset ?? (segs[i + 1]?.baseOffset ?? null);
       const range = s.deletedFiles ? "unreadable" : next > s.baseOffset ? `offsets ${fmtNum(s.baseOffset)}–${fmtNum(next - 1)}` : "empty";
       const ts = s.deletedFiles ? fmtTime(s.lastModified) : `${fmtTime(s.firstTimestamp)} → ${fmtTime(s.largestTimestamp)}`;
       const bar = el("button", {
-        type: "button", class: `seg-bar ${status}${s.active ? " is-active" : ""}${isSel ? " selected" : ""}`,
-        dataset: { testid: "segment-bar", base: s.baseOffset, suffix: s.suffix || "", status, plan: planned.has(s.baseOffset) ? "delete" : "keep" },
+        type: "button", class: `seg-bar ${status}${s.active ? " is-active" : ""}${s.where === "both" ? " copied" : ""}${isSel ? " selected" : ""}`,
+        dataset: { testid: "segment-bar", base: s.baseOffset, suffix: s.suffix || "", status, where: s.where || "local", plan: planned.has(s.baseOffset) ? "delete" : "keep" },
         "aria-pressed": isSel ? "true" : "false",
         "aria-label": `Segment ${s.baseOffset}${s.suffix ? " (deleted)" : ""}, ${range}, ${fmtBytes(s.size)}${label ? ", " + label : ""}`,
-        title: s.note || `${segName(s.baseOffset)}.log${s.suffix || ""}`,
+        title: s.note || (s.where === "remote" ? `${segName(s.baseOffset)}.log, read from the remote store ${p.remote?.dir || ""}` : `${segName(s.baseOffset)}.log${s.suffix || ""}`),
         style: { flexGrow: String(Math.max(s.size / maxSize, 0.02)), flexBasis: "0" },
         onclick: () => this.selectSegment(s.baseOffset, s.suffix || ""),
         onkeydown: (e) => {
