@@ -7,35 +7,27 @@ import (
 
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/tier"
 	"github.com/segkit/segkit/vfs"
 )
 
-// tieredOut builds the article's state at small scale: 400 records,
-// copied, and local retention run. It returns the remote and the served
-// segments.
+// tieredOut is uploaded's state with local retention's deletions done:
+// the remote, its partition, the served segments and the clock's time.
 func tieredOut(t *testing.T) (vfs.FS, *tier.Dir, tier.TopicIDPartition, []tier.SegmentMetadata, int64) {
 	t.Helper()
-	fsys := vfs.NewMem()
-	c := newClock(t0)
-	cfg := tieredConfig(t, 4096, map[string]string{"local.retention.ms": "60000"})
-	fill(t, fsys, cfg, c, 400)
-	l, tr, _ := mustOpen(t, fsys, cfg, c)
-	if _, err := tr.Upload(); err != nil {
-		t.Fatal(err)
-	}
-	c.advance(120_000)
-	if _, err := tr.DeleteLocal(); err != nil {
+	fsys, cfg, c, meta := uploaded(t)
+	l, err := kafkalog.Open(fsys, logDir, cfg, kafkalog.Options{Clock: c})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l.DeletePendingSegments(); err != nil {
 		t.Fatal(err)
 	}
-	served, tp := tier.RemoteLog(tr.Metadata()).Served(), tr.TopicIDPartition()
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return fsys, tier.NewDir(fsys, remoteDir), tp, served, c.millis()
+	return fsys, tier.NewDir(fsys, remoteDir), meta[0].ID.TopicIDPartition, tier.RemoteLog(meta).Served(), c.millis()
 }
 
 // TestVerify: tier.Verify reads a tiered partition as one log and checks

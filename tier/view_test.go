@@ -20,27 +20,8 @@ import (
 // reported under the view's name (which View.Remote maps to the remote
 // file), and nothing can write through it.
 func TestView(t *testing.T) {
-	fsys := vfs.NewMem()
-	c := newClock(t0)
-	cfg := tieredConfig(t, 4096, map[string]string{"local.retention.ms": "60000"})
-	fill(t, fsys, cfg, c, 400)
-	l, tr, _ := mustOpen(t, fsys, cfg, c)
-	if _, err := tr.Upload(); err != nil {
-		t.Fatal(err)
-	}
-	c.advance(120_000)
-	if n, err := tr.DeleteLocal(); err != nil || n == 0 {
-		t.Fatalf("local deletion: %d %v", n, err)
-	}
-	if _, err := l.DeletePendingSegments(); err != nil {
-		t.Fatal(err)
-	}
-	localStart := l.LogStartOffset()
-	served := tier.RemoteLog(tr.Metadata()).Served()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	d := tier.NewDir(fsys, remoteDir)
+	fsys, d, _, served, now := tieredOut(t)
+	cfg := tieredConfig(t, 4096, nil)
 	v, err := d.NewView(fsys, logDir, served)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +36,7 @@ func TestView(t *testing.T) {
 		t.Errorf("the view shows %d remote files, %d .log, for %d segments", len(v.Files()), logs, len(served))
 	}
 
-	rep, err := inspect.Verify(v, logDir, inspect.Options{Now: c.millis()})
+	rep, err := inspect.Verify(v, logDir, inspect.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +47,7 @@ func TestView(t *testing.T) {
 	}
 	pr := rep.Partitions[0]
 	if pr.LogStartOffset != 0 || pr.LogEndOffset != 400 || pr.Records != 400 || len(pr.Segments) != len(served)+1 {
-		t.Errorf("view: log %d..%d, %d records, %d segments (remote %d, local from %d)", pr.LogStartOffset, pr.LogEndOffset, pr.Records, len(pr.Segments), len(served), localStart)
+		t.Errorf("view: log %d..%d, %d records, %d segments (remote %d, local from %d)", pr.LogStartOffset, pr.LogEndOffset, pr.Records, len(pr.Segments), len(served), served[len(served)-1].EndOffset+1)
 	}
 
 	rl, err := kafkalog.Open(v, logDir, cfg, kafkalog.Options{ReadOnly: true})
@@ -99,7 +80,7 @@ func TestView(t *testing.T) {
 	if err := vfs.WriteFile(fsys, p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = inspect.Verify(v, logDir, inspect.Options{Now: c.millis()})
+	rep, err = inspect.Verify(v, logDir, inspect.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
