@@ -125,8 +125,16 @@ var urlLine = regexp.MustCompile(`at (http://\S+)`)
 // the test ends.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(segviz, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Dir = repoRoot
+	return startServerWith(t, segviz, nil, repoRoot, args...)
+}
+
+// startServerWith is startServer with another segviz binary, environment
+// (nil: this process's) and working directory.
+func startServerWith(t *testing.T, bin string, env []string, dir string, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -59,6 +59,19 @@ step "builds for js/wasm and wasip1/wasm"
 GOOS=js GOARCH=wasm go build ./...
 GOOS=wasip1 GOARCH=wasm go build ./...
 
+step "the embedded WASM engine is current and reproducible (internal/web/wasmdist)"
+# segviz embeds the engine (docs/visualiser.md); rebuilding it from these
+# sources must give the bytes that are checked in.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  go generate ./internal/web/wasmdist
+  if ! git diff --exit-code --stat -- internal/web/wasmdist; then
+    echo "the embedded WASM engine differs from a rebuild of these sources: run go generate ./internal/web/wasmdist and commit it"
+    exit 1
+  fi
+else
+  echo "not a git checkout: the rebuild is not compared (TestEmbeddedIsCurrent checks the source hash)"
+fi
+
 if need node "the js/wasm tests"; then
   step "go test under GOOS=js GOARCH=wasm (node)"
   # The bit-flip campaigns over the real partitions run natively above;

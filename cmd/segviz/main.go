@@ -44,6 +44,7 @@ func init() {
 		{"compact", "run Kafka's log cleaner once (or --dry-run) and say what it removed", runCompact},
 		{"tier", "tiered storage: list local and remote segments (status), copy and apply local and total retention (upload)", runTier},
 		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
+		{"site", "write a static copy of the visualiser (page and WASM engine) that needs no server", runSite},
 		{"version", "print segviz's version (module version, VCS revision) and the Go version", runVersion},
 	}
 }

@@ -2,13 +2,11 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/segkit/segkit/internal/web/wasmdist"
 )
 
 // ModulePath is the module whose wasm/ package is built.
@@ -108,18 +108,40 @@ func (b *Builder) Wait(r *http.Request) (string, string, error) {
 	return b.wasm, b.execJS, b.err
 }
 
-// build finds the sources and the go command, and builds unless cached.
+// build returns the engine: the one embedded in the binary (package
+// wasmdist) when there are no sources and go command to build from, or
+// when the sources here are those it was built from; otherwise (a
+// checkout with changes) a build of the sources, cached.
 func build(ctx context.Context, log io.Writer) (wasm, execJS string, st WASMStatus, err error) {
 	fail := func(err error) (string, string, WASMStatus, error) {
 		return "", "", WASMStatus{State: "unavailable", Reason: err.Error()}, err
 	}
+	gz, embeddedJS, info, embedded := wasmdist.Embedded()
+	useEmbedded := func() (string, string, WASMStatus, error) {
+		wasm, execJS, size, err := extractEmbedded(gz, embeddedJS, info)
+		if err != nil {
+			return fail(err)
+		}
+		return wasm, execJS, WASMStatus{State: "ready", GoVersion: info.GoVersion, Size: size, Origin: "embedded"}, nil
+	}
 	root, err := ModuleRoot()
 	if err != nil {
+		if embedded {
+			return useEmbedded()
+		}
 		return fail(err)
 	}
 	gocmd, err := goCommand()
 	if err != nil {
+		if embedded {
+			return useEmbedded()
+		}
 		return fail(err)
+	}
+	if embedded {
+		if h, err := wasmdist.SourceHash(gocmd, root, ""); err == nil && h == info.SourceHash {
+			return useEmbedded() // the sources here are the embedded engine's
+		}
 	}
 	env, err := exec.Command(gocmd, "env", "GOVERSION", "GOROOT").Output()
 	if err != nil {
@@ -130,7 +152,7 @@ func build(ctx context.Context, log io.Writer) (wasm, execJS string, st WASMStat
 		return fail(fmt.Errorf("%s env: unexpected output %q", gocmd, env))
 	}
 	goVersion, goroot := strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1])
-	key, err := sourceHash(gocmd, root, goVersion+"\x00"+os.Getenv("GOFLAGS"))
+	key, err := wasmdist.SourceHash(gocmd, root, goVersion+"\x00"+os.Getenv("GOFLAGS"))
 	if err != nil {
 		return fail(err)
 	}
@@ -145,7 +167,7 @@ func build(ctx context.Context, log io.Writer) (wasm, execJS string, st WASMStat
 		if err != nil {
 			return fail(err)
 		}
-		return wasm, execJS, WASMStatus{State: "ready", GoVersion: goVersion, Size: fi.Size()}, nil
+		return wasm, execJS, WASMStatus{State: "ready", GoVersion: goVersion, Size: fi.Size(), Origin: "built"}, nil
 	}
 	if _, err := os.Stat(execJS); err == nil {
 		return ready()
@@ -172,6 +194,9 @@ func build(ctx context.Context, log io.Writer) (wasm, execJS string, st WASMStat
 		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "wasm_exec.js"), js, 0o644); err != nil {
+		return fail(err)
+	}
+	if err := gzipFile(filepath.Join(tmp, "segkit.wasm")); err != nil {
 		return fail(err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
@@ -260,93 +285,70 @@ func goCommand() (string, error) {
 	return "", errors.New("the go command is not on PATH: it builds the WASM engine")
 }
 
-// sourceHash hashes what the build depends on: go.mod, go.sum and the
-// non-test .go files of the module's packages that ./wasm imports (asked of
-// go list; all of the module's when that fails), and extra.
-func sourceHash(gocmd, root, extra string) (string, error) {
-	dirs, err := wasmDeps(gocmd, root)
+// extractEmbedded writes the embedded engine into the cache (or a
+// temporary directory when the cache cannot be written), once per build
+// embedded: the handler serves files, segkit.wasm.gz to a browser that
+// takes gzip.
+func extractEmbedded(gz, js []byte, info wasmdist.Info) (wasm, execJS string, size int64, err error) {
+	raw, err := gunzip(gz)
 	if err != nil {
-		dirs = nil // hash the whole module instead
+		return "", "", 0, fmt.Errorf("the embedded WASM engine: %w", err)
 	}
-	var files []string
-	for _, name := range []string{"go.mod", "go.sum"} {
-		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
-			files = append(files, filepath.Join(root, name))
+	cache, err := cacheDir()
+	if err != nil {
+		if cache, err = os.MkdirTemp("", "segviz-wasm-"); err != nil {
+			return "", "", 0, err
 		}
 	}
-	if dirs != nil {
-		for _, d := range dirs {
-			entries, err := os.ReadDir(d)
-			if err != nil {
-				return "", err
-			}
-			for _, e := range entries {
-				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-					files = append(files, filepath.Join(d, n))
-				}
-			}
-		}
-	} else {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			name := d.Name()
-			if d.IsDir() {
-				if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
-					return filepath.SkipDir
-				}
-				if p != root {
-					if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-						return filepath.SkipDir // another module (interop, e2e)
-					}
-				}
-				return nil
-			}
-			if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return "", err
+	dir := filepath.Join(cache, "embedded-"+info.SourceHash+"-"+info.GoVersion)
+	wasm, execJS = filepath.Join(dir, "segkit.wasm"), filepath.Join(dir, "wasm_exec.js")
+	if fi, err := os.Stat(wasm); err == nil && fi.Size() == int64(len(raw)) {
+		if _, err := os.Stat(execJS); err == nil {
+			return wasm, execJS, fi.Size(), nil
 		}
 	}
-	sort.Strings(files)
-	h := sha256.New()
-	io.WriteString(h, extra)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(root, f)
-		fmt.Fprintf(h, "\x00%s\x00%d\x00", filepath.ToSlash(rel), len(data))
-		h.Write(data)
+	tmp, err := os.MkdirTemp(cache, "embedded.tmp-")
+	if err != nil {
+		return "", "", 0, err
 	}
-	return hex.EncodeToString(h.Sum(nil))[:20], nil
+	defer os.RemoveAll(tmp)
+	for name, b := range map[string][]byte{"segkit.wasm": raw, "segkit.wasm.gz": gz, "wasm_exec.js": js} {
+		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
+			return "", "", 0, err
+		}
+	}
+	os.RemoveAll(dir) // a partial extraction of an earlier run
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(execJS); serr != nil {
+			return "", "", 0, err
+		}
+	}
+	return wasm, execJS, int64(len(raw)), nil
 }
 
-// wasmDeps lists the directories of the module's packages that ./wasm
-// depends on, for GOOS=js.
-func wasmDeps(gocmd, root string) ([]string, error) {
-	cmd := exec.Command(gocmd, "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./wasm")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	out, err := cmd.Output()
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
-	var dirs []string
-	for _, d := range strings.Fields(string(out)) {
-		if rel, err := filepath.Rel(root, d); err == nil && !strings.HasPrefix(rel, "..") {
-			dirs = append(dirs, d)
-		}
+	return io.ReadAll(zr)
+}
+
+// gzipFile writes name.gz beside name.
+func gzipFile(name string) error {
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return err
 	}
-	if len(dirs) == 0 {
-		return nil, errors.New("go list found no package")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(raw); err != nil {
+		return err
 	}
-	return dirs, nil
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(name+".gz", buf.Bytes(), 0o644)
 }
 
 // keepBuilds is how many builds the cache keeps (the newest).

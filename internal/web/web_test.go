@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -326,6 +327,15 @@ func TestWASMRoutes(t *testing.T) {
 	if w := get(t, h, "GET", "/wasm/wasm_exec.js", nil); w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/javascript") {
 		t.Errorf("wasm_exec.js: %d %q", w.Code, w.Header().Get("Content-Type"))
 	}
+	// With a .gz beside it, a browser that takes gzip gets that.
+	os.WriteFile(wasm+".gz", []byte("gzipped"), 0o644)
+	gw := get(t, h, "GET", "/wasm/segkit.wasm", map[string]string{"Accept-Encoding": "gzip, deflate, br"})
+	if gw.Code != 200 || gw.Header().Get("Content-Encoding") != "gzip" || gw.Body.String() != "gzipped" || gw.Header().Get("Content-Type") != "application/wasm" {
+		t.Errorf("gzip: %d %q %q %q", gw.Code, gw.Header().Get("Content-Encoding"), gw.Header().Get("Content-Type"), gw.Body.String())
+	}
+	if w := get(t, h, "GET", "/wasm/segkit.wasm", nil); w.Header().Get("Content-Encoding") != "" || w.Body.Len() != 8 {
+		t.Errorf("without Accept-Encoding: %q, %d bytes", w.Header().Get("Content-Encoding"), w.Body.Len())
+	}
 	var st WASMStatus
 	json.Unmarshal(get(t, h, "GET", "/wasm/status", nil).Body.Bytes(), &st)
 	if st.State != "ready" {
@@ -345,7 +355,7 @@ func TestWASMRoutes(t *testing.T) {
 	}
 }
 
-func TestModuleRootAndHash(t *testing.T) {
+func TestModuleRootAndEmbedded(t *testing.T) {
 	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -353,47 +363,29 @@ func TestModuleRootAndHash(t *testing.T) {
 	if !isModuleRoot(root) {
 		t.Fatalf("%s is not the module root", root)
 	}
-	gocmd, err := goCommand()
-	if err != nil {
-		t.Skip(err)
-	}
-	a, err := sourceHash(gocmd, root, "go1.x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := sourceHash(gocmd, root, "go1.x")
-	c, _ := sourceHash(gocmd, root, "go1.y")
-	d, _ := sourceHash("/nonexistent/go", root, "go1.x") // go list fails: the whole module
-	if a != b || a == c || a == d || len(a) != 20 {
-		t.Errorf("hashes %s %s %s %s", a, b, c, d)
-	}
-	deps, err := wasmDeps(gocmd, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rel []string
-	for _, dep := range deps {
-		r, _ := filepath.Rel(root, dep)
-		rel = append(rel, filepath.ToSlash(r))
-	}
-	for _, want := range []string{"wasm", "internal/viz", "record", "vfs"} {
-		if !slices.Contains(rel, want) {
-			t.Errorf("the WASM build's packages %v lack %s", rel, want)
-		}
-	}
-	for _, not := range []string{"cmd/segviz", "internal/web"} {
-		if slices.Contains(rel, not) {
-			t.Errorf("the WASM build's packages include %s", not)
-		}
-	}
 	t.Setenv(EnvSource, t.TempDir())
 	if _, err := ModuleRoot(); err == nil {
 		t.Error("a directory without the sources is taken as the module root")
 	}
-	// Without the sources, the build says why, and the page says it too.
-	_, _, st, err := build(context.Background(), io.Discard)
-	if err == nil || st.State != "unavailable" || !strings.Contains(st.Reason, EnvSource) {
-		t.Errorf("build without sources: %v %+v", err, st)
+	// Without the sources, the engine embedded in the binary is served.
+	t.Setenv(EnvCache, t.TempDir())
+	wasm, execJS, st, err := build(context.Background(), io.Discard)
+	if err != nil || st.State != "ready" || st.Origin != "embedded" || st.Size < 1<<20 {
+		t.Fatalf("build without sources: %v %+v", err, st)
+	}
+	b, err := os.ReadFile(wasm)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x00asm")) || int64(len(b)) != st.Size {
+		t.Errorf("the embedded engine's %s: %d bytes, %v", wasm, len(b), err)
+	}
+	if _, err := os.Stat(wasm + ".gz"); err != nil {
+		t.Error(err)
+	}
+	if js, err := os.ReadFile(execJS); err != nil || !bytes.Contains(js, []byte("globalThis.Go")) {
+		t.Errorf("wasm_exec.js: %v", err)
+	}
+	// A second start finds it extracted.
+	if w2, _, _, err := build(context.Background(), io.Discard); err != nil || w2 != wasm {
+		t.Errorf("second build: %s %v", w2, err)
 	}
 }
 

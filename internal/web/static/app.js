@@ -87,6 +87,15 @@ class App {
 
   async start() {
     this.bindChrome();
+    if (globalThis.SEGVIZ_SITE) {
+      // A static copy (segviz site): no server, the engine is in the page.
+      $("#dropzone").dataset.wasm = "ready";
+      $("#source-name").textContent = "static site: files are read in this page";
+      $("#reload").hidden = true;
+      this.showEmpty("Drop a partition folder (or a log directory) above, or choose one: this page reads it with the WASM engine it carries. Nothing leaves your browser.");
+      this.wasmStatus("The WASM engine is part of this page: drop a partition to open it.");
+      return;
+    }
     try {
       const ps = await this.server.call("partitions");
       this.source = { kind: "server", name: ps.name, demo: ps.demo, now: ps.now };

@@ -86,8 +86,26 @@ export function loadWasm(onStatus) {
   return wasmLoading;
 }
 
+// siteWasm instantiates the engine a static site carries (segviz site):
+// the gzip of the .wasm, base64, in SEGVIZ_SITE.wasm (a script, not a
+// fetch, so that the page works from file:// too).
+async function siteWasm(go) {
+  const gz = Uint8Array.from(atob(globalThis.SEGVIZ_SITE.wasm), (c) => c.charCodeAt(0));
+  const raw = await new Response(new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+  return WebAssembly.instantiate(raw, go.importObject);
+}
+
 async function doLoadWasm(onStatus) {
   if (globalThis.segkit) return globalThis.segkit;
+  if (globalThis.SEGVIZ_SITE) {
+    onStatus?.("Starting the WASM engine…");
+    const go = new globalThis.Go();
+    const ready = new Promise((resolve) => { globalThis.segkitReady = resolve; });
+    const { instance } = await siteWasm(go);
+    go.run(instance);
+    await ready;
+    return globalThis.segkit;
+  }
   const st = await (await fetch("/wasm/status", { cache: "no-store" })).json();
   if (st.state === "unavailable") throw new EngineError(`The WASM engine is unavailable: ${st.reason}`, "unavailable");
   if (st.state === "building") onStatus?.("Building the WASM engine with the go command (first run of this version only; a minute at most)…");
