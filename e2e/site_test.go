@@ -42,7 +42,16 @@ func TestStaticSite(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('#timeline .seg-bar').length`); n != 0 {
 		t.Errorf("%d segment bars before anything is dropped", n)
 	}
+	// No partition yet: a message, and no empty tables or panes.
+	shown := `[...document.querySelectorAll('.tabs, .panel, #lane-section, .legend, #part-facts')].filter(e => getComputedStyle(e).display !== 'none').length`
+	if n := eval[int](t, ctx, shown); n != 0 || !eval[bool](t, ctx, `!!document.querySelector('#empty-msg')`) {
+		t.Errorf("with no partition, %d panes are drawn (want none, and the message)", n)
+	}
+	shot(t, ctx, "16-site-empty.png")
 	dropAndCheckViews(t, ctx, part, "16-site")
+	if n := eval[int](t, ctx, `[...document.querySelectorAll('.tabs, #panel-verify')].filter(e => getComputedStyle(e).display !== 'none').length`); n != 2 {
+		t.Errorf("after the drop, %d of the tabs and the verification pane are shown", n)
+	}
 
 	// From disk: file://OUT/index.html.
 	ctx2 := newBrowser(t)

@@ -114,8 +114,12 @@ class App {
     this.checkWasm();
   }
 
+  // showEmpty says there is no partition to show, and hides the views
+  // that would be empty (body[data-empty]).
   showEmpty(msg) {
-    clear($("#timeline")).append(el("p", { class: "empty" }, msg));
+    document.body.dataset.empty = "true";
+    this.part = null;
+    clear($("#timeline")).append(el("p", { class: "empty", id: "empty-msg" }, msg));
   }
 
   bindChrome() {
@@ -269,6 +273,7 @@ class App {
       return;
     }
     if (gen !== this.gen) return;
+    delete document.body.dataset.empty;
     this.part = part;
     this.now = part.now;
     this.renderOverview();
@@ -481,9 +486,14 @@ class App {
     return scan;
   }
 
-  // saveHash keeps the view in the URL (served partitions only).
+  // saveHash keeps the view in the URL (served partitions only; dropped
+  // files cannot be named by a URL, so the hash is cleared for them).
   saveHash() {
-    if (this.engine.kind !== "server" || !this.dir) return;
+    if (this.engine.kind !== "server") {
+      if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+      return;
+    }
+    if (!this.dir) return;
     const h = new URLSearchParams({ dir: this.dir, tab: this.tab });
     if (this.selected) {
       h.set("seg", this.selected.baseOffset);

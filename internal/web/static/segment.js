@@ -78,6 +78,10 @@ export class SegmentView {
     this.seg = seg;
     this.scan = scan;
     this.sel = -1;
+    // The batch shown was another segment's (or another partition's): a
+    // plan that arrives later must not draw it again (planChanged).
+    this.batch = null;
+    this.records = [];
     this.onScan = () => this.scanChanged();
     scan.listeners.add(this.onScan);
     const name = `${segName(seg.baseOffset)}.log${seg.suffix || ""}`;
