@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,4 +52,60 @@ func tieredOrPlain(t *testing.T) string {
 	t.Helper()
 	dir, _ := tieredPartition(t)
 	return filepath.Clean(dir)
+}
+
+// TestDemoWords: the demo says what it holds in one voice (eight segments
+// written, seven left, the eighth's files waiting as .deleted), calls the
+// .deleted files what they are, and prints times as ISO 8601 UTC and
+// durations in words: in the "now" input (which takes ISO, not the
+// browser's locale), in the what-if and in the findings.
+func TestDemoWords(t *testing.T) {
+	setup(t)
+	srv := startServer(t)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the demo", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"))
+	note := eval[string](t, ctx, `document.querySelector('#part-note').textContent`)
+	segs := eval[string](t, ctx, `document.querySelector('#fact-segments').textContent`)
+	if !strings.Contains(note, "eight segments written") || !strings.Contains(note, "seven remain") || segs != "7 (+1 deleted)" {
+		t.Errorf("the demo says %q and counts %q segments", note, segs)
+	}
+	do(t, ctx, "verification", chromedp.Click("#tab-verify"))
+	waitFor(t, ctx, "the findings", `document.querySelector('#panel-verify').dataset.state === 'done'`, 60*time.Second)
+	type fj struct{ Kind, Text string }
+	fs := eval[[]fj](t, ctx, `[...document.querySelectorAll('#findings .finding')].map(b => ({kind: b.dataset.kind, text: b.textContent}))`)
+	deleted := 0
+	rawMs, goDur := regexp.MustCompile(`\b1\d{12}\b`), regexp.MustCompile(`\d+h\d+m[\d.]+s`)
+	for _, f := range fs {
+		if f.Kind == "deleted-file" {
+			deleted++
+		}
+		if f.Kind == "leftover-file" || strings.Contains(f.Text, "interrupted deletion") {
+			t.Errorf("a .deleted file waiting out file.delete.delay.ms is called %s: %q", f.Kind, f.Text)
+		}
+		if rawMs.MatchString(f.Text) || goDur.MatchString(f.Text) {
+			t.Errorf("a finding prints a raw epoch or a Go duration: %q", f.Text)
+		}
+	}
+	if deleted == 0 {
+		t.Errorf("no deleted-file finding among %v", fs)
+	}
+	do(t, ctx, "the what-if", chromedp.Click("#tab-retention"))
+	waitFor(t, ctx, "the what-if", `document.querySelector('#panel-retention').dataset.busy === 'false' && !!document.querySelector('#panel-retention').dataset.query`, 30*time.Second)
+	iso := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$`)
+	if v := eval[string](t, ctx, `document.querySelector('#ret-now-value').value`); !iso.MatchString(v) {
+		t.Errorf("the now input shows %q, not ISO 8601 UTC", v)
+	}
+	do(t, ctx, "type a time without a zone", chromedp.Evaluate[chromedp.Void](`(() => { const i = document.querySelector('#ret-now-value'); i.value = '2026-03-01 12:00'; i.dispatchEvent(new Event('change')); })()`))
+	waitFor(t, ctx, "the what-if at that time", `JSON.parse(document.querySelector('#panel-retention').dataset.query || '{}').now === 1772366400000 && document.querySelector('#panel-retention').dataset.busy === 'false'`, 30*time.Second)
+	if v := eval[string](t, ctx, `document.querySelector('#ret-now-value').value`); v != "2026-03-01T12:00:00Z" {
+		t.Errorf("after typing 2026-03-01 12:00 the input shows %q, want 2026-03-01T12:00:00Z (UTC, not local time)", v)
+	}
+	do(t, ctx, "type junk", chromedp.Evaluate[chromedp.Void](`(() => { const i = document.querySelector('#ret-now-value'); i.value = '03/01/2026'; i.dispatchEvent(new Event('change')); })()`))
+	if inv := eval[string](t, ctx, `document.querySelector('#ret-now-value').getAttribute('aria-invalid')`); inv != "true" {
+		t.Errorf("a US-format date is not marked invalid (aria-invalid %q)", inv)
+	}
+	text := eval[string](t, ctx, `document.querySelector('#panel-retention').textContent`)
+	if goDur.MatchString(text) {
+		t.Errorf("the what-if prints a Go duration: %q", goDur.FindString(text))
+	}
 }

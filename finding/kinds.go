@@ -159,9 +159,13 @@ const (
 	KindNoSegments = "no-segments"
 	// KindOrphanFile (warning): An index file without its segment's .log.
 	KindOrphanFile = "orphan-file"
-	// KindLeftoverFile (warning): A .deleted, .cleaned or .swap file of an
-	// interrupted deletion or compaction.
+	// KindLeftoverFile (warning): A .cleaned or .swap file of an
+	// interrupted compaction (.deleted files are KindDeletedFile).
 	KindLeftoverFile = "leftover-file"
+	// KindDeletedFile (info): A .deleted file: a segment retention,
+	// DeleteRecords or compaction deleted, whose files wait out
+	// file.delete.delay.ms.
+	KindDeletedFile = "deleted-file"
 	// KindSegmentName (error or warning): A file named like a segment file
 	// (.log, an index, .snapshot, or one of those with
 	// .deleted/.cleaned/.swap) whose base offset is not 20 digits.
@@ -372,7 +376,10 @@ var kinds = []KindInfo{
 		Meaning: "An index file without its segment's `.log`; Kafka deletes it at load.",
 		Do:      "Nothing, or delete it."},
 	{Name: KindLeftoverFile, Group: "Directory contents and timestamps", Levels: "warning",
-		Meaning: "A `.deleted`, `.cleaned` or `.swap` file of an interrupted deletion or compaction; Kafka resolves it at load.",
+		Meaning: "A `.cleaned` or `.swap` file of an interrupted compaction (or segment replacement); Kafka resolves it at load. (Before segkit 0.x `.deleted` files were reported under this kind too; they are `deleted-file` now.)",
+		Do:      "Nothing."},
+	{Name: KindDeletedFile, Group: "Directory contents and timestamps", Levels: "info",
+		Meaning: "A `.deleted` file: a segment that retention, DeleteRecords or compaction deleted. Its records are no longer readable; Kafka keeps the files `file.delete.delay.ms` (60 s) so that reads in flight can finish, then removes them (or at its next load, if it stopped first).",
 		Do:      "Nothing."},
 	{Name: KindSegmentName, Group: "Directory contents and timestamps", Levels: "error or warning",
 		Meaning: "A file named like a segment file (`.log`, an index, `.snapshot`, or one of those with `.deleted`/`.cleaned`/`.swap`) whose base offset is not 20 digits: `abc.log`, `.log`, `1.log`, `-0000000001.log`. The detail says what Kafka's loader does, as observed with `oracle/kafka recover` (`TestOddSegmentNamesAgreeWithKafka`): letters or nothing → `NumberFormatException`, the partition does not load (error); a number → Kafka opens an empty segment of that base offset under its own name and never reads this file (error for a `.log`, warning for an index or snapshot).",

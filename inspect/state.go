@@ -106,7 +106,7 @@ func (v *verifier) compareSnapshot(p *partition, off int64) {
 	for _, r := range p.ps.Snapshot() {
 		if !inSnap[r.ProducerID] {
 			p.add(file, -1, finding.KindSnapshotProducerAbsent, finding.Info,
-				"producer %d (last batch at offset %d, timestamp %d) is in the log below offset %d but not in the snapshot: it expired (producer.id.expiration.ms), or the snapshot missed it", r.ProducerID, r.LastOffset, r.Timestamp, off)
+				"producer %d (last batch at offset %d, timestamp %s) is in the log below offset %d but not in the snapshot: it expired (producer.id.expiration.ms), or the snapshot missed it", r.ProducerID, r.LastOffset, finding.Timestamp(r.Timestamp), off)
 		}
 	}
 }

@@ -322,8 +322,13 @@ func (v *verifier) list(l Listing) (*partition, error) {
 		case segment.SnapshotSuffix:
 			p.snaps = append(p.snaps, base)
 		default:
+			if strings.HasSuffix(ext, segment.DeletedSuffix) {
+				p.add(path.Join(dir, fi.Name()), -1, finding.KindDeletedFile, finding.Info,
+					"a deleted segment's file, waiting out file.delete.delay.ms (60 s) before Kafka removes it (or removed at Kafka's next load); its records are no longer readable")
+				continue
+			}
 			p.add(path.Join(dir, fi.Name()), -1, finding.KindLeftoverFile, finding.Warning,
-				"left by an interrupted deletion or compaction (%s); Kafka resolves it when it loads the log", ext)
+				"left by an interrupted compaction (%s); Kafka resolves it when it loads the log", ext)
 		}
 	}
 	for _, s := range bySeg {

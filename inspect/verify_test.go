@@ -540,7 +540,7 @@ func TestVerifyCheckpoints(t *testing.T) {
 		if p := find(t, rep, finding.KindLogStartBelowSegments); p.Level != finding.Warning {
 			t.Errorf("got %s", p)
 		}
-		if p := find(t, rep, finding.KindLeftoverFile); p.Level != finding.Warning {
+		if p := find(t, rep, finding.KindDeletedFile); p.Level != finding.Info || !strings.Contains(p.Detail, "file.delete.delay.ms") {
 			t.Errorf("got %s", p)
 		}
 		if got := rep.Partitions[0].LogStartOffset; got != second {

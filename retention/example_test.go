@@ -28,7 +28,7 @@ func ExamplePolicy_Plan() {
 	}
 	fmt.Println("new log start offset:", plan.NewLogStartOffset)
 	// Output:
-	// delete 37 (time): newest record 2026-03-02T09:02:55.105Z is 3m5.895s old, more than retention.ms 60000
+	// delete 37 (time): newest record 2026-03-02T09:02:55.105Z is 3 m 5.895 s old, more than retention.ms 60000
 	// new log start offset: 73
 }
 
@@ -58,7 +58,7 @@ func ExampleReadableUntil() {
 	// Output:
 	// segment 0: readable until 2026-03-02T09:01:01.000Z (if idle 2026-03-02T09:01:01.000Z), on disk until 2026-03-02T09:02:01.000Z
 	// segment 37: readable until 2026-03-02T09:06:01.000Z (if idle 2026-03-02T09:01:01.000Z), on disk until 2026-03-02T09:07:01.000Z
-	// active segment: takes appends until its first batch 2026-03-02T09:00:00.000Z + segment.ms 180000 = 2026-03-02T09:03:00.000Z, so its newest record can be as late as 2026-03-02T09:03:00.000Z; + retention.ms 60000: qualifies from 2026-03-02T09:04:00.001Z; deleted by the check at 2026-03-02T09:06:01.000Z (checks every 300000 ms from 2026-03-02T08:56:01.000Z)
+	// active segment: takes appends until its first batch 2026-03-02T09:00:00.000Z + segment.ms 180000 = 2026-03-02T09:03:00.000Z, so its newest record can be as late as 2026-03-02T09:03:00.000Z; + retention.ms 60000: qualifies from 2026-03-02T09:04:00.001Z; deleted by the check at 2026-03-02T09:06:01.000Z (checks every 5 m from 2026-03-02T08:56:01.000Z)
 }
 
 // The orders topic: 1 KiB records in 1 MiB segments with retention.bytes

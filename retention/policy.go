@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/kafkalog/config"
 )
 
@@ -150,9 +151,9 @@ func (s Schedule) NextAtOrAfter(t int64) int64 {
 // String describes the schedule in words.
 func (s Schedule) String() string {
 	if s.Unknown {
-		return fmt.Sprintf("checks every %d ms, phase unknown", s.Interval)
+		return fmt.Sprintf("checks every %s, phase unknown", finding.Duration(s.Interval))
 	}
-	return fmt.Sprintf("checks every %d ms from %s", s.Interval, FormatTime(s.First))
+	return fmt.Sprintf("checks every %s from %s", finding.Duration(s.Interval), FormatTime(s.First))
 }
 
 // Never is the time of an event that does not happen: a segment no rule

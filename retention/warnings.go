@@ -102,14 +102,15 @@ func FormatTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format(TimeLayout)
 }
 
-// formatAge returns later - earlier as a duration, in words.
+// formatAge returns later - earlier as a duration, in words
+// (finding.Duration).
 func formatAge(later, earlier int64) string {
 	if earlier > later {
 		return "-" + formatAge(earlier, later)
 	}
 	d := uint64(later) - uint64(earlier)
-	if d > uint64(math.MaxInt64/int64(time.Millisecond)) {
-		return fmt.Sprintf("%d days", d/86_400_000)
+	if d > math.MaxInt64 {
+		return fmt.Sprintf("%d d", d/86_400_000)
 	}
-	return time.Duration(d * uint64(time.Millisecond)).String()
+	return finding.Duration(int64(d))
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/record"
 )
 
@@ -160,7 +161,7 @@ func WorstCase(p Policy, t Traffic) (Worst, error) {
 	}
 	if p.timeRule() {
 		w.ReadableMs = satAdd(satAdd(w.RollMs, p.RetentionMs), iv)
-		w.Explanation = append(w.Explanation, fmt.Sprintf("time: readable for at most roll %d + retention.ms %d + check interval %d = %d ms", w.RollMs, p.RetentionMs, iv, w.ReadableMs))
+		w.Explanation = append(w.Explanation, fmt.Sprintf("time: readable for at most roll %d + retention.ms %d + check interval %d = %d ms (%s)", w.RollMs, p.RetentionMs, iv, w.ReadableMs, finding.Duration(w.ReadableMs)))
 		if p.RetentionMs == 0 {
 			w.ReadableMs = iv
 			w.Explanation = append(w.Explanation, fmt.Sprintf("time: retention.ms 0: each check deletes everything written before it, the active segment too (the log rolls first): readable for at most the check interval %d ms", iv))
@@ -173,7 +174,7 @@ func WorstCase(p Policy, t Traffic) (Worst, error) {
 		fillRb := math.Ceil(float64(p.RetentionBytes)/float64(bb)) * dt
 		if fillRb < math.MaxInt64/4 {
 			sz := satAdd(satAdd(w.RollMs, int64(math.Ceil(fillRb))), iv)
-			w.Explanation = append(w.Explanation, fmt.Sprintf("size: readable for at most roll %d + %.0f ms to write retention.bytes %d after its segment + check interval %d = %d ms", w.RollMs, math.Ceil(fillRb), p.RetentionBytes, iv, sz))
+			w.Explanation = append(w.Explanation, fmt.Sprintf("size: readable for at most roll %d + %.0f ms to write retention.bytes %d after its segment + check interval %d = %d ms (%s)", w.RollMs, math.Ceil(fillRb), p.RetentionBytes, iv, sz, finding.Duration(sz)))
 			w.ReadableMs = min(w.ReadableMs, sz)
 		}
 	}
@@ -181,8 +182,8 @@ func WorstCase(p Policy, t Traffic) (Worst, error) {
 		w.OnDiskMs = satAdd(w.ReadableMs, p.FileDeleteDelayMs)
 		w.LogBytes = bytesIn(w.ReadableMs)
 		w.DiskBytes = bytesIn(w.OnDiskMs)
-		w.Explanation = append(w.Explanation, fmt.Sprintf("lifetime: readable ≤ %d ms; on disk ≤ %d ms (+ file.delete.delay.ms %d); so at most %d bytes readable and %d on disk (what %d ms and %d ms of traffic write)",
-			w.ReadableMs, w.OnDiskMs, p.FileDeleteDelayMs, w.LogBytes, w.DiskBytes, w.ReadableMs, w.OnDiskMs))
+		w.Explanation = append(w.Explanation, fmt.Sprintf("lifetime: readable ≤ %s; on disk ≤ %s (+ file.delete.delay.ms %d); so at most %d bytes readable and %d on disk (what %s and %s of traffic write)",
+			finding.Duration(w.ReadableMs), finding.Duration(w.OnDiskMs), p.FileDeleteDelayMs, w.LogBytes, w.DiskBytes, finding.Duration(w.ReadableMs), finding.Duration(w.OnDiskMs)))
 	} else {
 		w.Explanation = append(w.Explanation, "lifetime: unbounded (no rule deletes the records at this traffic)")
 	}

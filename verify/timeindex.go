@@ -36,25 +36,25 @@ func TimeIndex(x *timeindex.TimeIndex, entries []LogEntrySummary) []finding.Prob
 	for i := 0; i < n; i++ {
 		e := x.Entry(i)
 		if i > 0 && (e.Timestamp <= prev.Timestamp || e.Offset < prev.Offset) {
-			add(i, finding.KindTimeOutOfOrder, finding.Error, "entry (timestamp %d, offset %d) follows (timestamp %d, offset %d)", e.Timestamp, e.Offset, prev.Timestamp, prev.Offset)
+			add(i, finding.KindTimeOutOfOrder, finding.Error, "entry (timestamp %s, offset %d) follows (timestamp %s, offset %d)", finding.Timestamp(e.Timestamp), e.Offset, finding.Timestamp(prev.Timestamp), prev.Offset)
 		}
 		prev = e
 		b, ok := loc.Holding(e.Offset)
 		if !ok {
-			add(i, finding.KindTimeOffsetMissing, finding.Error, "timestamp %d: no batch of the log holds offset %d", e.Timestamp, e.Offset)
+			add(i, finding.KindTimeOffsetMissing, finding.Error, "timestamp %s: no batch of the log holds offset %d", finding.Timestamp(e.Timestamp), e.Offset)
 			continue
 		}
 		be := loc.Entry(b)
 		if e.Timestamp != be.MaxTimestamp {
-			add(i, finding.KindTimeMismatch, finding.Error, "offset %d: timestamp %d, but the batch holding it (%d..%d at position %d) has max timestamp %d", e.Offset, e.Timestamp, be.BaseOffset, be.LastOffset, be.Position, be.MaxTimestamp)
+			add(i, finding.KindTimeMismatch, finding.Error, "offset %d: timestamp %s, but the batch holding it (%d..%d at position %d) has max timestamp %s", e.Offset, finding.Timestamp(e.Timestamp), be.BaseOffset, be.LastOffset, be.Position, finding.Timestamp(be.MaxTimestamp))
 			continue
 		}
 		if m := loc.MaxTimestampThrough(b); m > e.Timestamp {
-			add(i, finding.KindTimeBehindMax, finding.Error, "offset %d: timestamp %d, but an earlier batch has timestamp %d", e.Offset, e.Timestamp, m)
+			add(i, finding.KindTimeBehindMax, finding.Error, "offset %d: timestamp %s, but an earlier batch has timestamp %s", e.Offset, finding.Timestamp(e.Timestamp), finding.Timestamp(m))
 			continue
 		}
 		if e.Offset != be.LastOffset && e.Offset != be.OffsetOfMaxTimestamp {
-			add(i, finding.KindTimeOffsetInBatch, finding.Info, "timestamp %d: offset %d is inside its batch (%d..%d), neither its last offset nor its max-timestamp record's (%d)", e.Timestamp, e.Offset, be.BaseOffset, be.LastOffset, be.OffsetOfMaxTimestamp)
+			add(i, finding.KindTimeOffsetInBatch, finding.Info, "timestamp %s: offset %d is inside its batch (%d..%d), neither its last offset nor its max-timestamp record's (%d)", finding.Timestamp(e.Timestamp), e.Offset, be.BaseOffset, be.LastOffset, be.OffsetOfMaxTimestamp)
 		}
 	}
 	return out

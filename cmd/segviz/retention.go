@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/internal/retentionapply"
 	"github.com/segkit/segkit/kafkalog"
@@ -653,14 +654,14 @@ func whatIf(cfg config.Config, broker config.Broker, o retentionOpts, stdout, st
 	}
 	w := stdout
 	fmt.Fprintf(w, "what-if: %g records/s of %d-byte values, %d a batch (%d bytes a batch, %.0f bytes/s), for %s\n",
-		o.rate, o.recordSize, max(o.batch, 1), worst.BatchBytes, worst.BytesPerSecond, time.Duration(dur)*time.Millisecond)
+		o.rate, o.recordSize, max(o.batch, 1), worst.BatchBytes, worst.BytesPerSecond, finding.Duration(dur))
 	fmt.Fprintf(w, "  segment.bytes=%d segment.ms=%d retention.ms=%d retention.bytes=%d cleanup.policy=%s file.delete.delay.ms=%d\n",
 		cfg.SegmentBytes, cfg.SegmentMs, p.RetentionMs, p.RetentionBytes, strings.Join(p.CleanupPolicy, ","), p.FileDeleteDelayMs)
 	how := "the model (Plan over the log's state, with the engine's roll rule)"
 	if o.engine {
 		how = "segkit's log engine on an in-memory filesystem, with the Cleaner"
 	}
-	fmt.Fprintf(w, "  checks every %d ms, the first %d ms after the start; simulated by %s\n\n", p.RetentionCheckIntervalMs, p.InitialTaskDelayMs, how)
+	fmt.Fprintf(w, "  checks every %s, the first %s after the start; simulated by %s\n\n", finding.Duration(p.RetentionCheckIntervalMs), finding.Duration(p.InitialTaskDelayMs), how)
 	const maxLines = 500
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tEVENT\tSEGMENT\tBYTES\tWHY")
@@ -684,7 +685,7 @@ func whatIf(cfg config.Config, broker config.Broker, o retentionOpts, stdout, st
 	fmt.Fprintf(w, "  peak log size %d bytes (%s), on disk with .deleted files %d bytes (%s); at the end %d and %d bytes\n",
 		tl.PeakLogBytes, mib(tl.PeakLogBytes), tl.PeakDiskBytes, mib(tl.PeakDiskBytes), tl.EndLogBytes, tl.EndDiskBytes)
 	fmt.Fprintf(w, "  longest a record stayed readable: %s; on disk: %s\n",
-		time.Duration(tl.MaxReadableMs)*time.Millisecond, time.Duration(tl.MaxOnDiskMs)*time.Millisecond)
+		finding.Duration(tl.MaxReadableMs), finding.Duration(tl.MaxOnDiskMs))
 	fmt.Fprintf(w, "worst case (formula): readable ≤ %s, on disk ≤ %s, log ≤ %s, disk ≤ %s\n",
 		msText(worst.ReadableMs), msText(worst.OnDiskMs), bytesText(worst.LogBytes), bytesText(worst.DiskBytes))
 	for _, x := range worst.Explanation {
@@ -750,7 +751,7 @@ func msText(ms int64) string {
 	if ms == retention.Never {
 		return "unbounded"
 	}
-	return (time.Duration(ms) * time.Millisecond).String()
+	return finding.Duration(ms)
 }
 
 func bytesText(n int64) string {

@@ -211,9 +211,9 @@ func TestRetentionCommandTable(t *testing.T) {
 	for _, want := range []string{
 		"log start offset 0, log end offset 74",
 		"retention.ms=60000",
-		"checks every 300000 ms from 2026-03-02T08:56:01.000Z",
+		"checks every 5 m from 2026-03-02T08:56:01.000Z",
 		"plan: a check now deletes 2 segment(s)",
-		"37 (time): newest record 2026-03-02T09:02:55.105Z is 1m0.001s old, more than retention.ms 60000",
+		"37 (time): newest record 2026-03-02T09:02:55.105Z is 1 m 0.001 s old, more than retention.ms 60000",
 		"SEGMENT  OFFSETS",
 		"37       37-72",
 		"2026-03-02T09:02:55.105Z  2026-03-02T09:06:01.000Z  2026-03-02T09:07:01.000Z  time",
@@ -409,7 +409,7 @@ func TestRetentionWhatIf(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"TIME", "+0:03:05.000  roll    37", "delete  0", "remove  0", "worst case (formula): readable ≤ 9m0s", "summary:"} {
+	for _, want := range []string{"TIME", "+0:03:05.000  roll    37", "delete  0", "remove  0", "worst case (formula): readable ≤ 9 m", "summary:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

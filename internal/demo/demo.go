@@ -101,7 +101,7 @@ func Build() (*Demo, error) {
 		return nil, err
 	}
 	d := &Demo{FS: fsys, Now: Now, Config: cfg, Notes: map[string]map[int64]string{
-		Partition: {-1: "segviz's demo: eight segments over ten days, every codec, transactions, compaction's empty batch, a replayed backlog, and a segment retention just deleted. It was written by segkit's own log engine with a fake clock; now is " + Now.Format(time.RFC3339) + ". Its timeline (the lane under the segments) records the rolls, a savepoint and the retention check."},
+		Partition: {-1: "segviz's demo: eight segments written over ten days — every codec, transactions, compaction's empty batch, a replayed backlog — of which retention just deleted the first: seven remain, and the deleted one's files wait out file.delete.delay.ms as .deleted. It was written by segkit's own log engine with a fake clock; now is " + Now.Format(time.RFC3339) + ". Its timeline (the lane under the segments) records the rolls, a savepoint and the retention check."},
 		Damaged:   {-1: "a partition damaged on purpose: a flipped byte (bad CRC), index entries that point inside a batch or go back in time, a torn tail, and an untrimmed index Kafka would misread (KAFKA-10207). See the Verification tab."},
 	}}
 	if err := d.buildOrders(clk); err != nil {

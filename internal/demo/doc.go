@@ -5,7 +5,7 @@
 // The log directory "kafka-logs" holds two partitions:
 //
 //   - orders-0, the demo proper: eight segments written over ten days of
-//     a fake clock, with batches of every codec (none, gzip, snappy, lz4,
+//     a fake clock (seven remain: retention deleted the first), with batches of every codec (none, gzip, snappy, lz4,
 //     zstd), a transaction that commits and one that aborts (so a
 //     .txnindex), an idempotent producer, an empty batch left by compaction
 //     (record count 0), tombstones, binary values and headers, a segment of

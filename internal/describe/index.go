@@ -76,12 +76,12 @@ func (e *IndexEntry) OutOfOrder(file string, prev *IndexEntry) (finding.Problem,
 	if a > pa && b >= pb {
 		return finding.Problem{}, false
 	}
-	kind, first, second := finding.KindIndexOffsetOrder, "offset", "position"
+	kind, detail := finding.KindIndexOffsetOrder, fmt.Sprintf("entry (offset %d, position %d) follows (offset %d, position %d)", a, b, pa, pb)
 	if e.Kind == TimeIndex {
-		kind, first, second = finding.KindTimeOutOfOrder, "timestamp", "offset"
+		kind = finding.KindTimeOutOfOrder
+		detail = fmt.Sprintf("entry (timestamp %s, offset %d) follows (timestamp %s, offset %d)", finding.Timestamp(a), b, finding.Timestamp(pa), pb)
 	}
-	return finding.Problem{File: file, Position: e.Position, Kind: kind, Level: finding.Error,
-		Detail: fmt.Sprintf("entry (%s %d, %s %d) follows (%s %d, %s %d)", first, a, second, b, first, pa, second, pb)}, true
+	return finding.Problem{File: file, Position: e.Position, Kind: kind, Level: finding.Error, Detail: detail}, true
 }
 
 // Index is an offset or a time index, opened read-only, behind one type:

@@ -262,8 +262,8 @@ func TestVerifyDemo(t *testing.T) {
 			t.Errorf("error in the demo: %+v", f)
 		}
 	}
-	if !kinds[finding.KindLeftoverFile] || !kinds[finding.KindFarPastTimestamp] {
-		t.Errorf("demo findings %v: want the .deleted leftover and the far-past backlog", kinds)
+	if !kinds[finding.KindDeletedFile] || kinds[finding.KindLeftoverFile] || !kinds[finding.KindFarPastTimestamp] {
+		t.Errorf("demo findings %v: want the .deleted files (deleted-file, not leftover-file) and the far-past backlog", kinds)
 	}
 	p := call[PartitionJSON](t, s, "partition", Params{"dir": demo.Partition})
 	var records int64

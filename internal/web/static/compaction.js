@@ -5,7 +5,7 @@
 // clean would remove and why. A topic whose cleanup.policy has no compact
 // is planned as if it had.
 
-import { el, clear, fmtNum, fmtBytes, fmtTime, fmtDuration, debounce } from "./util.js";
+import { el, clear, fmtNum, fmtBytes, fmtTime, fmtDuration, fmtISO, isoInput, debounce } from "./util.js";
 
 // Long.MAX_VALUE, max.compaction.lag.ms's default: no bound. A page's
 // numbers cannot hold it, so it is sent as text.
@@ -56,12 +56,8 @@ export class CompactionView {
     this.maxLag.row.append(el("label", { class: "off" }, this.maxLagNever, " no bound (Long.MAX_VALUE)"));
     this.deleteRetention = num("cmp-delete-retention", "delete.retention.ms", "ms", dur);
     this.segmentBytes = num("cmp-segment-bytes", "segment.bytes", "bytes", (v) => (v === "" ? "" : fmtBytes(Number(v))));
-    this.nowInput = el("input", { type: "datetime-local", id: "cmp-now", step: "1", "aria-label": "now, in UTC", "aria-describedby": "cmp-now-out" });
+    this.nowInput = isoInput({ id: "cmp-now", "aria-label": "now, ISO 8601 UTC", "aria-describedby": "cmp-now-out" }, (t) => { this.setNow(t); run(); });
     this.nowOut = el("output", { id: "cmp-now-out", for: "cmp-now" });
-    this.nowInput.addEventListener("change", () => {
-      const t = Date.parse(this.nowInput.value + "Z");
-      if (Number.isFinite(t)) { this.setNow(t); run(); }
-    });
     this.runButton = el("button", { type: "button", id: "cmp-run", onclick: () => this.run() }, "Plan a clean");
 
     this.note = el("p", { id: "cmp-policy-note", class: "note" });
@@ -108,7 +104,8 @@ export class CompactionView {
 
   setNow(t) {
     this.now = t;
-    this.nowInput.value = new Date(t).toISOString().slice(0, 19);
+    this.nowInput.value = fmtISO(t);
+    this.nowInput.setAttribute("aria-invalid", "false");
     const d = t - (this.app.part?.now ?? t);
     this.nowOut.textContent = d === 0 ? fmtTime(t) : `${fmtTime(t)} (${d > 0 ? "+" : "−"}${fmtDuration(Math.abs(d))})`;
   }

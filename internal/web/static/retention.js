@@ -2,7 +2,7 @@
 // "now" controls; what a retention check at now deletes, and until when
 // each segment (so each record) stays readable, with the rule and why.
 
-import { el, clear, $, fmtNum, fmtBytes, fmtTime, fmtDuration, debounce } from "./util.js";
+import { el, clear, $, fmtNum, fmtBytes, fmtTime, fmtDuration, fmtISO, isoInput, debounce } from "./util.js";
 
 const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
 const DURATIONS = [MIN, 5 * MIN, 15 * MIN, 30 * MIN, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 3 * DAY, 4 * DAY, 5 * DAY, 6 * DAY, 7 * DAY, 10 * DAY, 14 * DAY, 21 * DAY, 30 * DAY, 60 * DAY, 90 * DAY, 180 * DAY, 365 * DAY];
@@ -65,19 +65,15 @@ export class RetentionView {
     this.segMs = new Setting({ id: "ret-segment-ms", label: "segment.ms", presets: DURATIONS, format: fmtDuration, unit: "ms", canDisable: false, onChange: run });
     this.nowRange = el("input", { type: "range", id: "ret-now", min: String(-30 * 24), max: String(60 * 24), step: "1", value: "0", "aria-describedby": "ret-now-out" });
     this.nowOut = el("output", { id: "ret-now-out", for: "ret-now" });
-    this.nowInput = el("input", { type: "datetime-local", id: "ret-now-value", step: "1", "aria-label": "now, in UTC" });
+    this.nowInput = isoInput({ id: "ret-now-value", "aria-label": "now, ISO 8601 UTC" }, (t) => { this.setNow(t); run(); });
     this.nowRange.addEventListener("input", () => { this.setNow(this.base + Number(this.nowRange.value) * HOUR); run(); });
-    this.nowInput.addEventListener("change", () => {
-      const t = Date.parse(this.nowInput.value + "Z");
-      if (Number.isFinite(t)) { this.setNow(t); run(); }
-    });
     panel.append(
       el("h2", null, "Retention what-if"),
       el("p", { class: "muted" }, "Kafka deletes whole segments, oldest first: a segment goes at the first retention check after its newest record is older than retention.ms (or while the log stays above retention.bytes without it), never before the segments ahead of it. Move the settings to see which segments a check at “now” deletes, and until when each segment's records can be read."),
       el("div", { class: "settings" },
         this.ms.root, this.bytes.root, this.segMs.root,
         el("div", { class: "setting" }, el("label", { for: "ret-now", class: "setting-name" }, "now"), this.nowRange, this.nowOut,
-          el("span", { class: "exact" }, this.nowInput, " UTC"),
+          el("span", { class: "exact" }, this.nowInput),
           el("button", { type: "button", onclick: () => { this.setNow(this.base); run(); } }, "reset"))),
       el("p", null, el("button", { type: "button", onclick: () => { this.reset(); } }, "Reset to the partition's settings")),
       this.summary = el("p", { id: "ret-summary", class: "summary", role: "status", "aria-live": "polite" }),
@@ -95,7 +91,8 @@ export class RetentionView {
     this.now = t;
     const rel = Math.round((t - this.base) / HOUR);
     this.nowRange.value = String(rel);
-    this.nowInput.value = new Date(t).toISOString().slice(0, 19);
+    this.nowInput.value = fmtISO(t);
+    this.nowInput.setAttribute("aria-invalid", "false");
     this.nowOut.textContent = rel === 0 ? fmtTime(t) : `${fmtTime(t)} (${rel > 0 ? "+" : "−"}${fmtDuration(Math.abs(t - this.base))})`;
     this.nowRange.setAttribute("aria-valuetext", this.nowOut.textContent);
     this.nowRange.dataset.value = String(t);

@@ -60,6 +60,35 @@ export function fmtTime(ms, withMs = false) {
   return s.slice(0, 10) + " " + (withMs ? s.slice(11, 23) : s.slice(11, 19)) + "Z";
 }
 
+// fmtISO prints ms as ISO 8601 UTC, "2026-03-02T09:00:00Z" (with .mmm
+// when it has milliseconds): what the "now" inputs show and take.
+export function fmtISO(ms) {
+  const s = new Date(ms).toISOString();
+  return s.endsWith(".000Z") ? s.slice(0, 19) + "Z" : s;
+}
+
+// parseISO reads an ISO 8601 time; one without a zone is UTC (never the
+// browser's local time). NaN when it is not one.
+export function parseISO(text) {
+  const s = String(text).trim();
+  if (!/^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?)?(Z|[+-]\d\d:?\d\d)?$/i.test(s)) return NaN;
+  const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(s) || !/[T ]/.test(s) ? s : s + "Z";
+  return Date.parse(zoned.replace(" ", "T"));
+}
+
+// isoInput is a text input for a time in ISO 8601 UTC that calls
+// onTime(ms) when a valid one is entered, and marks an invalid one.
+export function isoInput(attrs, onTime) {
+  const i = el("input", { type: "text", inputmode: "text", spellcheck: "false", autocomplete: "off", size: "24",
+    placeholder: "2026-03-02T09:00:00Z", pattern: "\\d{4}-\\d\\d-\\d\\d.*", title: "ISO 8601, UTC: 2026-03-02T09:00:00Z", ...attrs });
+  i.addEventListener("change", () => {
+    const t = parseISO(i.value);
+    i.setAttribute("aria-invalid", Number.isFinite(t) ? "false" : "true");
+    if (Number.isFinite(t)) onTime(t);
+  });
+  return i;
+}
+
 // fmtDuration prints ms as "7 d", "3 h 20 m", "45 s".
 export function fmtDuration(ms) {
   if (ms === undefined || ms === null) return "–";
