@@ -109,3 +109,47 @@ func TestDemoWords(t *testing.T) {
 		t.Errorf("the what-if prints a Go duration: %q", goDur.FindString(text))
 	}
 }
+
+// TestVerifyBigStartsAndCancels: on a partition past the old 64 MiB
+// threshold, opening the verification tab starts the verification at once
+// (it used to idle with no hint), with a progress bar and a Cancel button;
+// Cancel stops it and says so; "Verify the partition" runs it again to
+// the end.
+func TestVerifyBigStartsAndCancels(t *testing.T) {
+	setup(t)
+	dir := filepath.Join(t.TempDir(), "big-0")
+	_, records := generate(t, dir, 96<<20)
+	srv := startServer(t, dir)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the partition", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"))
+	do(t, ctx, "open the verification", chromedp.Click("#tab-verify"))
+	waitFor(t, ctx, "the verification started", `document.querySelector('#panel-verify').dataset.state !== 'idle'`, 2*time.Second)
+	state := eval[string](t, ctx, `document.querySelector('#panel-verify').dataset.state`)
+	if state == "running" {
+		if shown := eval[bool](t, ctx, `!document.querySelector('#verify-progress').hidden && !document.querySelector('#verify-cancel').hidden`); !shown {
+			t.Error("a running verification shows no progress bar or no Cancel button")
+		}
+		do(t, ctx, "cancel", chromedp.Click("#verify-cancel"))
+		waitFor(t, ctx, "cancelled or done", `['cancelled', 'done'].includes(document.querySelector('#panel-verify').dataset.state)`, 60*time.Second)
+		state = eval[string](t, ctx, `document.querySelector('#panel-verify').dataset.state`)
+		if s := eval[string](t, ctx, `document.querySelector('#verify-summary').textContent`); state == "cancelled" && !strings.HasPrefix(s, "Cancelled") {
+			t.Errorf("cancelled, but the summary says %q", s)
+		}
+		t.Logf("after Cancel: %s", state)
+		shot(t, ctx, "19-verify-cancelled.png")
+		do(t, ctx, "verify again", chromedp.Click("#verify-run"))
+	}
+	waitFor(t, ctx, "the verification done", `document.querySelector('#panel-verify').dataset.state === 'done'`, 120*time.Second)
+	if s := eval[string](t, ctx, `document.querySelector('#verify-summary').textContent`); !strings.Contains(s, fmt.Sprintf("%s records", commas(records))) {
+		t.Errorf("summary %q, want %d records", s, records)
+	}
+}
+
+// commas prints n as the page does (en-US grouping).
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -50,7 +50,14 @@ type Options struct {
 	// MaxDecompressed bounds the decompressed size of one batch's records;
 	// 0 means record.DefaultMaxDecompressed.
 	MaxDecompressed int
+	// Interrupt, when closed, stops a Verify early: it returns an error
+	// matching ErrInterrupted (and no report). A page's "cancel" closes it.
+	Interrupt <-chan struct{}
 }
+
+// ErrInterrupted is matched by the error of a Verify whose
+// Options.Interrupt was closed.
+var ErrInterrupted = errors.New("inspect: verification interrupted")
 
 // Report is what Verify found. It marshals to the JSON object segviz
 // verify --json prints.
@@ -448,8 +455,21 @@ func (v *verifier) noSegments(p *partition, ld *logDirState, epochs []checkpoint
 	p.add(p.dir, -1, finding.KindNoSegments, finding.Warning, "%s", detail)
 }
 
+// interrupted reports whether Options.Interrupt is closed.
+func (v *verifier) interrupted() bool {
+	select {
+	case <-v.opt.Interrupt:
+		return true
+	default:
+		return false
+	}
+}
+
 // segment reads one segment's .log and checks its indexes against it.
 func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
+	if v.interrupted() {
+		return ErrInterrupted
+	}
 	logPath := path.Join(p.dir, s.log.Name())
 	sr := SegmentReport{File: logPath, BaseOffset: s.base, Size: s.log.Size(), FirstOffset: -1, LastOffset: -1, MaxTimestamp: -1}
 	nProblems := len(p.problems)
@@ -465,6 +485,9 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 	size := s.log.Size()
 	start := v.done
 	entry := func(e *record.Entry) error {
+		if v.interrupted() {
+			return ErrInterrupted
+		}
 		sum, ok := v.entry(p, s, logPath, e, &sr)
 		entries = append(entries, sum)
 		if ok {

@@ -674,3 +674,31 @@ func TestVerifyProgress(t *testing.T) {
 		t.Errorf("%d calls, last %d of %d", calls, last, total)
 	}
 }
+
+// TestVerifyInterrupt: a closed Options.Interrupt stops Verify with
+// ErrInterrupted, before the first segment and in the middle of one (the
+// Progress callback closes it); an open one changes nothing.
+func TestVerifyInterrupt(t *testing.T) {
+	f := newFixture(t, map[string]string{"segment.bytes": "65536"})
+	f.add(t, 400, 8, compress.None, 0)
+	f.close(t)
+	stop := make(chan struct{})
+	rep, err := inspect.Verify(f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli(), Interrupt: stop})
+	if err != nil || !rep.OK || rep.Records != 3200 {
+		t.Fatalf("with an open Interrupt: %v, %d records", err, rep.Records)
+	}
+	close(stop)
+	if _, err := inspect.Verify(f.fs, f.dir, inspect.Options{Interrupt: stop}); !errors.Is(err, inspect.ErrInterrupted) {
+		t.Errorf("with a closed Interrupt: %v", err)
+	}
+	mid := make(chan struct{})
+	calls := 0
+	_, err = inspect.Verify(f.fs, f.dir, inspect.Options{Interrupt: mid, Progress: func(done, total int64) {
+		if calls++; calls == 1 {
+			close(mid) // after the first MiB
+		}
+	}})
+	if !errors.Is(err, inspect.ErrInterrupted) || calls > 2 {
+		t.Errorf("interrupted from Progress: %v after %d progress calls", err, calls)
+	}
+}

@@ -143,6 +143,8 @@ func jsError(err error) js.Value {
 		kind = "bad-request"
 	case errors.Is(err, viz.ErrNotFound):
 		kind = "not-found"
+	case errors.Is(err, viz.ErrCancelled):
+		kind = "cancelled"
 	}
 	e.Set("kind", kind)
 	return e

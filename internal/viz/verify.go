@@ -1,6 +1,8 @@
 package viz
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -61,6 +63,9 @@ type ProgressJSON struct {
 type progress struct {
 	running     atomic.Bool
 	done, total atomic.Int64
+	// stop interrupts the running verification (Cancel closes it); nil
+	// when none runs. Guarded by Session.mu.
+	stop chan struct{}
 }
 
 func (s *Session) progressOf(dir string) *progress {
@@ -91,6 +96,33 @@ func (s *Session) Progress(q Params) (*ProgressJSON, error) {
 	return &ProgressJSON{Running: p.running.Load(), Done: p.done.Load(), Total: p.total.Load()}, nil
 }
 
+// CancelJSON is the answer of Cancel.
+type CancelJSON struct {
+	// Cancelled says a verification was running and is being stopped.
+	Cancelled bool `json:"cancelled"`
+}
+
+// Cancel stops the verification of p["dir"] that is running, if one is:
+// its Verify call then fails with ErrCancelled.
+func (s *Session) Cancel(q Params) (*CancelJSON, error) {
+	dir, err := q.str("dir")
+	if err != nil {
+		return nil, err
+	}
+	if dir, err = cleanDir(dir); err != nil {
+		return nil, err
+	}
+	p := s.progressOf(dir)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.stop == nil {
+		return &CancelJSON{}, nil
+	}
+	close(p.stop)
+	p.stop = nil
+	return &CancelJSON{Cancelled: true}, nil
+}
+
 // Verify checks partition p["dir"] with inspect.Verify: every entry and
 // record of every .log, resuming after damage so that every damaged region
 // is found; each index against its .log; snapshots, checkpoints and the
@@ -114,14 +146,28 @@ func (s *Session) Verify(q Params) (*VerifyJSON, error) {
 		}
 	}
 	prog := s.progressOf(p.dir)
+	stop := make(chan struct{})
+	s.mu.Lock()
+	prog.stop = stop
+	s.mu.Unlock()
 	prog.running.Store(true)
-	defer prog.running.Store(false)
+	defer func() {
+		prog.running.Store(false)
+		s.mu.Lock()
+		if prog.stop == stop {
+			prog.stop = nil
+		}
+		s.mu.Unlock()
+	}()
 	prog.done.Store(0)
 	prog.total.Store(0)
 	rep, err := inspect.Verify(s.fsys, p.dir, inspect.Options{
-		Now: now, Policy: &pol, MaxDecompressed: MaxDecompressed,
+		Now: now, Policy: &pol, MaxDecompressed: MaxDecompressed, Interrupt: stop,
 		Progress: func(done, total int64) { prog.done.Store(done); prog.total.Store(total) },
 	})
+	if errors.Is(err, inspect.ErrInterrupted) {
+		return nil, fmt.Errorf("%w: the verification of %s was cancelled after %.1f of %.1f MiB", ErrCancelled, s.dirName(p.dir), float64(prog.done.Load())/(1<<20), float64(prog.total.Load())/(1<<20))
+	}
 	if err != nil {
 		return nil, notFound(err)
 	}

@@ -27,6 +27,8 @@ var (
 	// ErrNotFound is returned for a partition, segment or file that does
 	// not exist (it also matches fs.ErrNotExist).
 	ErrNotFound = errors.New("viz: not found")
+	// ErrCancelled is returned by a Verify that Cancel stopped.
+	ErrCancelled = errors.New("viz: cancelled")
 )
 
 // Limits of one call. They are variables so that tests can shrink them.
@@ -165,7 +167,7 @@ func (p Params) flag(name string) bool {
 }
 
 // Methods lists the methods Dispatch knows, in the order the docs list them.
-var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "retention", "compaction", "timeline", "whygone", "locate"}
+var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "cancel", "retention", "compaction", "timeline", "whygone", "locate"}
 
 // Dispatch runs the named method with its parameters. The result marshals
 // to the JSON the page reads.
@@ -191,6 +193,8 @@ func (s *Session) Dispatch(method string, p Params) (any, error) {
 		return s.Verify(p)
 	case "progress":
 		return s.Progress(p)
+	case "cancel":
+		return s.Cancel(p)
 	case "retention":
 		return s.Retention(p)
 	case "compaction":

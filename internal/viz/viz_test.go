@@ -545,3 +545,55 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// blockFS blocks every Open of a .log until release is closed, and says
+// when one is waiting.
+type blockFS struct {
+	vfs.FS
+	waiting chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (b *blockFS) Open(name string) (vfs.File, error) {
+	if strings.HasSuffix(name, ".log") {
+		b.once.Do(func() { close(b.waiting) })
+		<-b.release
+	}
+	return b.FS.Open(name)
+}
+
+// TestCancelVerify: Cancel stops the running verification of a partition,
+// whose Verify then fails with ErrCancelled; with none running it says so.
+func TestCancelVerify(t *testing.T) {
+	d, err := demo.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &blockFS{FS: d.FS, waiting: make(chan struct{}), release: make(chan struct{})}
+	s := NewSession(b, Options{Now: func() time.Time { return d.Now }})
+	if c := call[CancelJSON](t, s, "cancel", Params{"dir": demo.Partition}); c.Cancelled {
+		t.Error("Cancel with nothing running says it cancelled")
+	}
+	// Open the partition first: the log's own open reads the .log files.
+	close(b.release)
+	call[PartitionJSON](t, s, "partition", Params{"dir": demo.Partition})
+	b.release, b.waiting, b.once = make(chan struct{}), make(chan struct{}), sync.Once{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Dispatch("verify", Params{"dir": demo.Partition})
+		done <- err
+	}()
+	<-b.waiting // Verify is reading
+	if c := call[CancelJSON](t, s, "cancel", Params{"dir": demo.Partition}); !c.Cancelled {
+		t.Error("Cancel of a running verification says nothing ran")
+	}
+	close(b.release)
+	if err := <-done; !errors.Is(err, ErrCancelled) || !strings.Contains(err.Error(), "cancelled after") {
+		t.Errorf("the cancelled Verify: %v", err)
+	}
+	// A new one runs to the end.
+	if v := call[VerifyJSON](t, s, "verify", Params{"dir": demo.Partition}); v.Records == 0 {
+		t.Error("verify after a cancel read nothing")
+	}
+}

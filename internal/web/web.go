@@ -277,7 +277,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "no partition is served"})
 		return
 	}
-	if method != "partitions" && method != "progress" {
+	if method != "partitions" && method != "progress" && method != "cancel" {
 		release, err := h.work.acquire(r.Context())
 		if err != nil {
 			w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
@@ -301,6 +301,8 @@ func errorStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, viz.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return http.StatusNotFound
+	case errors.Is(err, viz.ErrCancelled):
+		return http.StatusConflict // the page asked for it: not a server error
 	case errors.Is(err, fs.ErrPermission), isEscape(err), errors.Is(err, vfs.ErrNotRegular):
 		return http.StatusForbidden
 	}

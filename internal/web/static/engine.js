@@ -45,7 +45,7 @@ export class HttpEngine {
       throw new EngineError(`${method}: HTTP ${r.status}`, "error");
     }
     if (!r.ok) {
-      const kind = r.status === 400 ? "bad-request" : r.status === 404 ? "not-found" : "error";
+      const kind = r.status === 400 ? "bad-request" : r.status === 404 ? "not-found" : r.status === 409 ? "cancelled" : "error";
       throw new EngineError(body.error || `HTTP ${r.status}`, kind);
     }
     return body;

@@ -11,6 +11,7 @@ export class VerifyView {
     this.panel = panel;
     this.runButton = el("button", { type: "button", id: "verify-run", onclick: () => this.run() }, "Verify the partition");
     this.progress = el("progress", { id: "verify-progress", max: "1", value: "0", hidden: true, "aria-label": "Verification progress" });
+    this.cancelButton = el("button", { type: "button", id: "verify-cancel", hidden: true, onclick: () => this.cancel() }, "Cancel");
     this.summary = el("p", { id: "verify-summary", class: "summary", role: "status", "aria-live": "polite" });
     this.filters = el("fieldset", { class: "filters" }, el("legend", null, "Show"),
       ["error", "warning", "info"].map((l) => el("label", null, el("input", { type: "checkbox", checked: true, dataset: { level: l }, onchange: () => this.renderList() }), ` ${ICON[l]} ${l}s`)));
@@ -19,7 +20,7 @@ export class VerifyView {
     panel.append(
       el("h2", null, "Verification"),
       el("p", { class: "muted" }, "Reads every byte of the partition once, as segviz verify does: every entry and record of each .log (past damage, so that every damaged region is found), each index against its log, the producer snapshots, checkpoints, and the timestamps that make retention surprising. Each finding jumps to what it is about."),
-      el("p", null, this.runButton, " ", this.progress),
+      el("p", null, this.runButton, " ", this.progress, " ", this.cancelButton),
       this.summary, this.filters, this.list,
       el("details", null, el("summary", null, "Per segment"), this.segs));
   }
@@ -33,8 +34,19 @@ export class VerifyView {
     this.panel.dataset.state = "idle";
   }
 
+  // show starts the verification when the tab is opened, whatever the
+  // partition's size: a long one shows its progress and can be cancelled.
   show() {
-    if (!this.result && !this.running && this.app.part && this.app.part.bytes < 64 << 20) this.run();
+    if (!this.result && !this.running && this.app.part && this.panel.dataset.state !== "cancelled") this.run();
+  }
+
+  async cancel() {
+    this.cancelButton.disabled = true;
+    try {
+      await this.app.call("cancel", { dir: this.app.dir });
+    } catch (e) {
+      this.app.toast(`Cannot cancel: ${e.message}`);
+    }
   }
 
   async run() {
@@ -44,14 +56,17 @@ export class VerifyView {
     this.runButton.disabled = true;
     this.progress.hidden = false;
     this.progress.removeAttribute("value");
-    this.summary.textContent = "Verifying…";
+    this.cancelButton.hidden = false;
+    this.cancelButton.disabled = false;
+    this.summary.textContent = `Verifying ${fmtBytes(app.part?.bytes || 0)}…`;
     const poll = setInterval(async () => {
       try {
         const p = await app.call("progress", { dir });
-        if (p.total > 0) {
+        if (p.total > 0 && this.running) {
           this.progress.max = p.total;
           this.progress.value = p.done;
-          this.summary.textContent = `Verifying… ${fmtBytes(p.done)} of ${fmtBytes(p.total)} read`;
+          this.progress.dataset.done = String(p.done);
+          this.summary.textContent = `Verifying… ${fmtBytes(p.done)} of ${fmtBytes(p.total)} read (${Math.floor((100 * p.done) / p.total)} %)`;
         }
       } catch {
         /* the verify call reports errors */
@@ -64,13 +79,19 @@ export class VerifyView {
         this.result = r;
         this.render();
       } catch (e) {
-        this.summary.textContent = `✖ ${e.message}`;
-        this.panel.dataset.state = "failed";
+        if (e.kind === "cancelled") {
+          this.summary.textContent = `Cancelled: ${e.message.replace(/^viz: cancelled: /, "")}. “Verify the partition” starts again.`;
+          this.panel.dataset.state = "cancelled";
+        } else {
+          this.summary.textContent = `✖ ${e.message}`;
+          this.panel.dataset.state = "failed";
+        }
       } finally {
         clearInterval(poll);
         this.running = null;
         this.runButton.disabled = false;
         this.progress.hidden = true;
+        this.cancelButton.hidden = true;
       }
     })();
     return this.running;
