@@ -123,7 +123,7 @@ func TestVerifyBigStartsAndCancels(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, "open the partition", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"))
 	do(t, ctx, "open the verification", chromedp.Click("#tab-verify"))
-	waitFor(t, ctx, "the verification started", `document.querySelector('#panel-verify').dataset.state !== 'idle'`, 2*time.Second)
+	waitFor(t, ctx, "the verification started", `document.querySelector('#panel-verify').dataset.state !== 'idle'`, 10*time.Second)
 	state := eval[string](t, ctx, `document.querySelector('#panel-verify').dataset.state`)
 	if state == "running" {
 		if shown := eval[bool](t, ctx, `!document.querySelector('#verify-progress').hidden && !document.querySelector('#verify-cancel').hidden`); !shown {
