@@ -10,6 +10,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/kafkalog"
+	"github.com/segkit/segkit/kafkalog/config"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/vfs"
 )
 
 // TestDropAfterDemo: with a batch of the demo selected (and the URL hash
@@ -152,4 +157,82 @@ func commas(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TestIndexPlotsShortSpanOutlier: a segment whose records span 2 s, and
+// whose last batch is stamped ten days later: the time plot's ticks read
+// differently (milliseconds, not the same minute), both axes are named,
+// the outlier does not squash the plot (the middle 98 % is shown, the
+// outlier at the edge), and "every entry" and a log scale can be chosen.
+func TestIndexPlotsShortSpanOutlier(t *testing.T) {
+	setup(t)
+	dir := filepath.Join(t.TempDir(), "span-0")
+	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(map[string]string{"index.interval.bytes": "1024", "segment.ms": "2592000000"}) // 30 days: the outlier does not roll
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), cfg, kafkalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC).UnixMilli()
+	var w record.Builder
+	for i := range 2001 {
+		ts := t0 + int64(i)
+		if i == 2000 {
+			ts = t0 + 10*86_400_000 // the outlier
+		}
+		spec := record.NewBatchSpec(0, compress.None)
+		b, err := w.AppendBatch(nil, &spec, []record.Record{{Timestamp: ts, Key: []byte(fmt.Sprint(i)), Value: []byte("v")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, dir)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the partition", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"))
+	waitFor(t, ctx, "the census", `document.querySelector('#census')?.dataset.done === 'true'`, 60*time.Second)
+	do(t, ctx, "the index plots", chromedp.Click("#tab-index"))
+	waitFor(t, ctx, "the checked plots", `document.querySelector('#plot-time')?.dataset.checked === 'true'`, 30*time.Second)
+	ticks := eval[[]string](t, ctx, `[...document.querySelectorAll('#plot-time .tick-x')].map(e => e.textContent)`)
+	if len(ticks) != 4 || len(map[string]bool{ticks[0]: true, ticks[1]: true, ticks[2]: true, ticks[3]: true}) != 4 {
+		t.Errorf("the time plot's ticks %v do not read differently", ticks)
+	}
+	for _, id := range []string{"plot-offset", "plot-time"} {
+		if n := eval[int](t, ctx, `document.querySelectorAll('#`+id+` .axis-name').length`); n != 2 {
+			t.Errorf("%s: %d named axes, want 2", id, n)
+		}
+	}
+	if r, o := eval[string](t, ctx, `document.querySelector('#plot-time').dataset.range`), eval[string](t, ctx, `document.querySelector('#plot-time').dataset.outliers`); r != "robust" || o != "1" {
+		t.Errorf("the time plot shows range %q with %q outliers; want the middle 98 %% and the one outlier at the edge (ticks %v, entries %s)", r, o, ticks, eval[string](t, ctx, `[...document.querySelectorAll("#plot-time tbody tr")].slice(-3).map(r => r.textContent).join(" / ")`))
+	}
+	shot(t, ctx, "20-index-plot-short-span-outlier.png")
+	do(t, ctx, "every entry", chromedp.SetValue("#plot-time .plot-range", "all"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#plot-time .plot-range').dispatchEvent(new Event('change'))`))
+	waitFor(t, ctx, "the full range", `document.querySelector('#plot-time').dataset.range === 'all' && document.querySelector('#plot-time').dataset.outliers === '0'`, 10*time.Second)
+	do(t, ctx, "log scale", chromedp.Click("#plot-offset .plot-log"))
+	waitFor(t, ctx, "the log scale", `document.querySelector('#plot-offset').dataset.log === 'true' && document.querySelector('#plot-offset .axis-y').textContent.includes('log scale')`, 10*time.Second)
+}
+
+// TestNoTextCut: on the demo, no segment bar's line and no max-timestamp
+// cell of the batch table (the selected row's bold one included) is cut
+// short: every text fits its box.
+func TestNoTextCut(t *testing.T) {
+	setup(t)
+	srv := startServer(t)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the demo", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"))
+	waitFor(t, ctx, "the census", `document.querySelector('#census')?.dataset.done === 'true'`, 60*time.Second)
+	waitFor(t, ctx, "the batch table", `document.querySelector('#batch-grid').dataset.done === 'true'`, 30*time.Second)
+	do(t, ctx, "select a row", chromedp.Focus("#batch-grid"), chromedp.KeyEvent(kb.ArrowDown))
+	cut := eval[[]string](t, ctx, `[...document.querySelectorAll('#timeline .seg-bar .bar-line, #timeline .seg-bar .bar-head, #batch-grid .grid-row > span:nth-child(5)')]
+		.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)`)
+	if len(cut) > 0 {
+		t.Errorf("%d texts are cut: %q", len(cut), cut)
+	}
 }

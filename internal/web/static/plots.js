@@ -5,7 +5,47 @@
 
 import { el, clear, fmtNum, fmtTime, fmtBytes } from "./util.js";
 
-const W = 560, H = 300, PAD = { l: 78, r: 16, t: 14, b: 40 };
+const W = 560, H = 300, PAD = { l: 92, r: 16, t: 14, b: 40 };
+
+// extent is the x and y range of points.
+function extent(pts) {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const [x, y] of pts) {
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return { x: [x0, x1], y: [y0, y1] };
+}
+
+// robustRange is the range of vs without its outliers: from the 1st to
+// the 99th percentile, widened to every value within half that span of
+// it, so that only values far outside (a timestamp days off among
+// seconds) are left out.
+function robustRange(vs) {
+  const s = Float64Array.from(vs).sort();
+  const at = (q) => s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))];
+  const lo = at(0.01), hi = at(0.99), k = Math.max((hi - lo) / 2, 1);
+  let a = lo, b = hi;
+  for (const v of s) {
+    if (v >= lo - k && v < a) a = v;
+    if (v <= hi + k && v > b) b = v;
+  }
+  return [a, b];
+}
+
+// timeTicks formats the time axis's ticks for a range of span ms: the
+// date and minute for days, the seconds within a day, the milliseconds
+// within a minute, so that ticks a few seconds apart read differently.
+function timeTicks(span) {
+  return (v) => {
+    const s = new Date(v).toISOString();
+    if (span >= 86_400_000) return s.slice(0, 10) + " " + s.slice(11, 16);
+    if (span >= 120_000) return s.slice(11, 19);
+    return s.slice(11, 23);
+  };
+}
 
 export class PlotsView {
   constructor(app, panel) {
@@ -86,6 +126,7 @@ export class PlotsView {
   }
 
   draw(off, time, txn, checked) {
+    this.last = [off, time, txn, checked];
     clear(this.plots);
     const cols = this.scan?.cols;
     // The log's series, from the scan (as far as it got).
@@ -102,8 +143,8 @@ export class PlotsView {
         }
       }
     }
-    this.plots.append(this.plot("offset", off, "offset", "position in .log (bytes)", logOff, (v) => fmtNum(v), (v) => fmtBytes(v), checked));
-    this.plots.append(this.plot("time", time, "timestamp", "offset", logTime, (v) => fmtTime(v).slice(0, 16), (v) => fmtNum(v), checked));
+    this.plots.append(this.plot("offset", off, "offset", "position in .log (bytes)", logOff, () => (v) => fmtNum(v), (v) => fmtBytes(v), checked, (v) => fmtNum(v)));
+    this.plots.append(this.plot("time", time, "timestamp (UTC)", "offset", logTime, timeTicks, (v) => fmtNum(v), checked, (v) => fmtTime(v, true)));
     clear(this.txn);
     this.txn.append(el("h3", null, `Aborted transactions (${txn.file})`));
     if (!txn.exists) this.txn.append(el("p", { class: "muted" }, "No .txnindex: no transaction was aborted in this segment."));
@@ -118,7 +159,8 @@ export class PlotsView {
     if (this.highlighted) this.highlight(...this.highlighted);
   }
 
-  plot(kind, idx, xName, yName, log, fx, fy, checked) {
+  plot(kind, idx, xName, yName, log, fxFor, fy, checked, fxRow) {
+    const view = (this.views ||= {})[kind] ||= { range: "auto", log: false };
     const box = el("figure", { class: "plot", id: `plot-${kind}`, dataset: { entries: idx.entries.length, problems: idx.problems.length, checked: String(checked) } });
     box.append(el("figcaption", null, `${kind === "offset" ? "Offset index" : "Time index"} ${idx.file}: ${fmtNum(idx.valid)} entries${idx.total > idx.valid ? ` + ${fmtNum(idx.total - idx.valid)} zero-padding entries Kafka would trust` : ""}${idx.exists ? "" : " (no file: built in memory from the log)"}`));
     if (idx.sanity) box.append(el("p", { class: "error" }, `✖ Kafka's sanity check fails: ${idx.sanity}`));
@@ -128,41 +170,66 @@ export class PlotsView {
       box.append(el("p", { class: "muted" }, "No entries."));
       return box;
     }
-    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-    for (const [x, y] of all) {
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
+    // The range: every point, or (when a few outliers would squash the
+    // rest, or when asked) the middle 98 % of them, the others drawn
+    // at the edge.
+    const full = extent(all), robust = { x: robustRange(all.map((p) => p[0])), y: robustRange(all.map((p) => p[1])) };
+    const squashed = (a, b) => a[1] - a[0] > 20 * Math.max(b[1] - b[0], 1);
+    const useRobust = view.range === "robust" || (view.range === "auto" && (squashed(full.x, robust.x) || squashed(full.y, robust.y)));
+    let [x0, x1] = useRobust ? robust.x : full.x, [y0, y1] = useRobust ? robust.y : full.y;
     if (x1 === x0) x1 = x0 + 1;
     if (y1 === y0) y1 = y0 + 1;
-    const sx = (x) => PAD.l + ((x - x0) / (x1 - x0)) * (W - PAD.l - PAD.r);
-    const sy = (y) => H - PAD.b - ((y - y0) / (y1 - y0)) * (H - PAD.t - PAD.b);
+    const logY = view.log && y0 >= 0;
+    const ly = (y) => (logY ? Math.log10(1 + Math.max(0, y)) : y);
+    const ly0 = ly(y0), ly1 = ly(y1) === ly0 ? ly0 + 1 : ly(y1);
+    const clampX = (x) => Math.min(Math.max(x, x0), x1), clampY = (y) => Math.min(Math.max(y, y0), y1);
+    const sx = (x) => PAD.l + ((clampX(x) - x0) / (x1 - x0)) * (W - PAD.l - PAD.r);
+    const sy = (y) => H - PAD.b - ((ly(clampY(y)) - ly0) / (ly1 - ly0)) * (H - PAD.t - PAD.b);
+    const fx = fxFor(x1 - x0);
+    // Ticks within a day show no date: the axis says which day.
+    if (kind === "time" && x1 - x0 < 86_400_000) xName += `, ${new Date(x0).toISOString().slice(0, 10)}`;
     const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "plot-svg", role: "img", "aria-label": `${idx.file}: ${pts.length} entries plotted, ${xName} against ${yName}; ${idx.problems.length} problems` });
     const axes = el("g", { class: "axes" });
     axes.append(el("line", { x1: PAD.l, y1: H - PAD.b, x2: W - PAD.r, y2: H - PAD.b }), el("line", { x1: PAD.l, y1: PAD.t, x2: PAD.l, y2: H - PAD.b }));
     for (let i = 0; i <= 3; i++) {
-      const xv = x0 + ((x1 - x0) * i) / 3, yv = y0 + ((y1 - y0) * i) / 3;
-      axes.append(el("text", { x: sx(xv), y: H - PAD.b + 16, "text-anchor": i === 0 ? "start" : i === 3 ? "end" : "middle" }, fx(Math.round(xv))));
-      axes.append(el("text", { x: PAD.l - 6, y: sy(yv) + 4, "text-anchor": "end" }, fy(Math.round(yv))));
+      const xv = x0 + ((x1 - x0) * i) / 3;
+      const yv = logY ? Math.pow(10, ly0 + ((ly1 - ly0) * i) / 3) - 1 : y0 + ((y1 - y0) * i) / 3;
+      axes.append(el("text", { x: sx(xv), y: H - PAD.b + 16, "text-anchor": i === 0 ? "start" : i === 3 ? "end" : "middle", class: "tick-x" }, fx(Math.round(xv))));
+      axes.append(el("text", { x: PAD.l - 6, y: sy(yv) + 4, "text-anchor": "end", class: "tick-y" }, fy(Math.round(yv))));
     }
-    axes.append(el("text", { x: (PAD.l + W - PAD.r) / 2, y: H - 6, "text-anchor": "middle", class: "axis-name" }, xName));
+    axes.append(el("text", { x: (PAD.l + W - PAD.r) / 2, y: H - 6, "text-anchor": "middle", class: "axis-name axis-x" }, xName));
+    axes.append(el("text", { x: 12, y: (PAD.t + H - PAD.b) / 2, "text-anchor": "middle", class: "axis-name axis-y", transform: `rotate(-90 12 ${(PAD.t + H - PAD.b) / 2})` }, yName + (logY ? " (log scale)" : "")));
     svg.append(axes);
     if (log.length) {
       svg.append(el("path", { class: "log-series", d: log.map(([x, y], i) => `${i ? "L" : "M"}${sx(x).toFixed(1)} ${sy(y).toFixed(1)}`).join("") }, el("title", null, "the .log's batches")));
     }
-    // Entries: one square per distinct pixel.
+    // Entries: one square per distinct pixel; those outside the range
+    // shown as triangles at its edge.
     const seen = new Set();
-    let d = "";
+    let d = "", out = "", outliers = 0;
     for (const [x, y] of pts) {
       const px = Math.round(sx(x)), py = Math.round(sy(y));
+      if (x < x0 || x > x1 || y < y0 || y > y1) {
+        outliers++;
+        out += `M${px} ${py - 4}l4 7h-8z`;
+        continue;
+      }
       const k = px * 4096 + py;
       if (seen.has(k)) continue;
       seen.add(k);
       d += `M${px - 2} ${py - 2}h4v4h-4z`;
     }
     svg.append(el("path", { class: "entries", d, dataset: { points: seen.size } }, el("title", null, `${pts.length} index entries`)));
+    if (outliers) svg.append(el("path", { class: "outliers", d: out }, el("title", null, `${outliers} entries outside the range shown, drawn at its edge`)));
+    box.dataset.range = useRobust ? "robust" : "all";
+    box.dataset.log = String(logY);
+    box.dataset.outliers = String(outliers);
+    const redraw = () => this.last && this.draw(...this.last);
+    const rangeSel = el("select", { class: "plot-range", "aria-label": "range shown", onchange: (e) => { view.range = e.target.value; redraw(); } },
+      [["auto", "range: automatic"], ["all", "range: every entry"], ["robust", "range: the middle 98 % (outliers at the edge)"]].map(([v, t]) => el("option", { value: v, selected: view.range === v }, t)));
+    const logBox = el("label", null, el("input", { type: "checkbox", class: "plot-log", checked: view.log, onchange: (e) => { view.log = e.target.checked; redraw(); } }), ` log scale (${yName})`);
+    box.append(el("div", { class: "plot-controls" }, rangeSel, " ", logBox,
+      useRobust && outliers ? el("span", { class: "muted" }, ` ${fmtNum(outliers)} entr${outliers === 1 ? "y" : "ies"} outside, at the edge (▲)`) : null));
     const marks = el("g", { class: "problems" });
     for (const p of idx.problems) {
       const e = pts[p.entry];
@@ -189,7 +256,7 @@ export class PlotsView {
     const det = el("details", null, el("summary", null, `Entries (${fmtNum(pts.length)})`));
     const t = el("table", { class: "records" }, el("thead", null, el("tr", null, ["#", xName, yName].map((h) => el("th", { scope: "col" }, h)))));
     const tb = el("tbody");
-    pts.slice(0, 2000).forEach(([x, y], i) => tb.append(el("tr", { dataset: { entry: i } }, el("td", null, i), el("td", null, fx(x)), el("td", null, fy(y)))));
+    pts.slice(0, 2000).forEach(([x, y], i) => tb.append(el("tr", { dataset: { entry: i } }, el("td", null, i), el("td", null, fxRow(x)), el("td", null, fy(y)))));
     t.append(tb);
     det.append(t);
     if (pts.length > 2000) det.append(el("p", { class: "muted" }, `… the first 2,000 of ${fmtNum(pts.length)}.`));
