@@ -236,3 +236,43 @@ func TestNoTextCut(t *testing.T) {
 		t.Errorf("%d texts are cut: %q", len(cut), cut)
 	}
 }
+
+// TestBatchTableVirtualised: a segment of 30,000 batches fills a table
+// of 30,000 rows of which only those in view are in the DOM, and
+// scrolling to the end shows the last batch.
+func TestBatchTableVirtualised(t *testing.T) {
+	setup(t)
+	dir := filepath.Join(t.TempDir(), "many-0")
+	l, err := kafkalog.Open(vfs.OS(), filepath.ToSlash(dir), kafkalog.DefaultConfig(), kafkalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w record.Builder
+	var b []byte
+	for i := range 30_000 {
+		spec := record.NewBatchSpec(0, compress.None)
+		if b, err = w.AppendBatch(b[:0], &spec, []record.Record{{Timestamp: int64(1_772_442_000_000 + i), Value: []byte("v")}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(b, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, dir)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the partition", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"))
+	waitFor(t, ctx, "the whole batch table", `document.querySelector('#batch-grid').dataset.done === 'true'`, 120*time.Second)
+	rows := eval[int](t, ctx, `Number(document.querySelector('#batch-grid').dataset.rows)`)
+	inDOM := eval[int](t, ctx, `document.querySelectorAll('#batch-grid .grid-rows .grid-row').length`)
+	if rows != 30_000 || inDOM == 0 || inDOM > 300 {
+		t.Fatalf("batch table: %d rows, %d in the DOM; want 30,000 rows and only those in view", rows, inDOM)
+	}
+	do(t, ctx, "scroll to the end", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('#batch-grid .grid-scroll'); s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); })()`))
+	waitFor(t, ctx, "the last batch in view", `!!document.querySelector('#batch-grid .grid-row[data-i="29999"]')`, 10*time.Second)
+	if n := eval[int](t, ctx, `document.querySelectorAll('#batch-grid .grid-rows .grid-row').length`); n > 300 {
+		t.Errorf("%d rows in the DOM after scrolling", n)
+	}
+}
