@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/segkit/segkit/kafkalog/config"
 	"github.com/segkit/segkit/retention"
@@ -26,6 +27,9 @@ type RetentionJSON struct {
 	Deletions         []DeletionJSON   `json:"deletions"`
 	Segments          []BoundJSON      `json:"segments"`
 	Warnings          []FindingJSON    `json:"warnings"`
+	// Charts are the pictures of time: the what-if's first, then, when
+	// the what-if changes a setting, the partition's current settings.
+	Charts []ChartJSON `json:"charts"`
 }
 
 // DeletionJSON is one segment the check at Now deletes.
@@ -144,6 +148,15 @@ func (s *Session) Retention(q Params) (*RetentionJSON, error) {
 	}
 	for _, w := range plan.Warnings {
 		out.Warnings = append(out.Warnings, placeFinding(w))
+	}
+	out.Charts = []ChartJSON{lifetimeChart("what-if", st, pol, sched, fc, now)}
+	if cur := retention.PolicyFrom(p.cfg, config.DefaultBroker()); cur.RetentionMs != pol.RetentionMs || cur.RetentionBytes != pol.RetentionBytes ||
+		cur.SegmentMs != pol.SegmentMs || cur.FileDeleteDelayMs != pol.FileDeleteDelayMs || !slices.Equal(cur.CleanupPolicy, pol.CleanupPolicy) {
+		csched := sched
+		csched.Interval = max(cur.RetentionCheckIntervalMs, 1)
+		if cfc, err := retention.ReadableUntil(st, cur, csched, now); err == nil {
+			out.Charts = append(out.Charts, lifetimeChart("current settings", st, cur, csched, cfc, now))
+		}
 	}
 	return out, nil
 }

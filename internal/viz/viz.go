@@ -167,7 +167,7 @@ func (p Params) flag(name string) bool {
 }
 
 // Methods lists the methods Dispatch knows, in the order the docs list them.
-var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "cancel", "retention", "compaction", "timeline", "whygone", "locate"}
+var Methods = []string{"partitions", "partition", "scan", "batches", "records", "layout", "bytes", "index", "verify", "progress", "cancel", "retention", "simulate", "compaction", "timeline", "whygone", "locate"}
 
 // Dispatch runs the named method with its parameters. The result marshals
 // to the JSON the page reads.
@@ -197,6 +197,8 @@ func (s *Session) Dispatch(method string, p Params) (any, error) {
 		return s.Cancel(p)
 	case "retention":
 		return s.Retention(p)
+	case "simulate":
+		return s.Simulate(p)
 	case "compaction":
 		return s.Compaction(p)
 	case "timeline":

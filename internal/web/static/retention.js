@@ -2,7 +2,8 @@
 // "now" controls; what a retention check at now deletes, and until when
 // each segment (so each record) stays readable, with the rule and why.
 
-import { el, clear, $, fmtNum, fmtBytes, fmtTime, fmtDuration, fmtISO, isoInput, debounce } from "./util.js";
+import { el, clear, $, fmtNum, fmtBytes, fmtTime, fmtDuration, fmtISO, isoInput, parseISO, debounce } from "./util.js";
+import { lifetimeChart } from "./chart.js";
 
 const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
 const DURATIONS = [MIN, 5 * MIN, 15 * MIN, 30 * MIN, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 3 * DAY, 4 * DAY, 5 * DAY, 6 * DAY, 7 * DAY, 10 * DAY, 14 * DAY, 21 * DAY, 30 * DAY, 60 * DAY, 90 * DAY, 180 * DAY, 365 * DAY];
@@ -67,6 +68,14 @@ export class RetentionView {
     this.nowOut = el("output", { id: "ret-now-out", for: "ret-now" });
     this.nowInput = isoInput({ id: "ret-now-value", "aria-label": "now, ISO 8601 UTC" }, (t) => { this.setNow(t); run(); });
     this.nowRange.addEventListener("input", () => { this.setNow(this.base + Number(this.nowRange.value) * HOUR); run(); });
+    // The checks' phase: unknown unless the broker's start is given.
+    this.startInput = el("input", { type: "text", id: "ret-broker-start", size: "24", spellcheck: "false", autocomplete: "off",
+      placeholder: "unknown", "aria-label": "broker started at, ISO 8601 UTC", title: "when the broker started: its checks run log.initial.task.delay.ms later, then every log.retention.check.interval.ms" });
+    this.startInput.addEventListener("change", () => {
+      const v = this.startInput.value.trim(), t = v === "" ? null : parseISO(v);
+      this.startInput.setAttribute("aria-invalid", t === null || Number.isFinite(t) ? "false" : "true");
+      if (t === null || Number.isFinite(t)) { this.brokerStart = t; run(); }
+    });
     panel.append(
       el("h2", null, "Retention what-if"),
       el("p", { class: "muted" }, "Kafka deletes whole segments, oldest first: a segment goes at the first retention check after its newest record is older than retention.ms (or while the log stays above retention.bytes without it), never before the segments ahead of it. Move the settings to see which segments a check at “now” deletes, and until when each segment's records can be read."),
@@ -75,10 +84,21 @@ export class RetentionView {
         el("div", { class: "setting" }, el("label", { for: "ret-now", class: "setting-name" }, "now"), this.nowRange, this.nowOut,
           el("span", { class: "exact" }, this.nowInput),
           el("button", { type: "button", onclick: () => { this.setNow(this.base); run(); } }, "reset"))),
+      el("div", { class: "settings" }, el("div", { class: "setting" }, el("label", { for: "ret-broker-start", class: "setting-name" }, "broker started at"), this.startInput,
+        el("span", { class: "muted" }, " (ISO 8601 UTC; empty: the checks' phase is unknown, and each time is the latest it can be)"))),
       el("p", null, el("button", { type: "button", onclick: () => { this.reset(); } }, "Reset to the partition's settings")),
       this.summary = el("p", { id: "ret-summary", class: "summary", role: "status", "aria-live": "polite" }),
       this.warnings = el("ul", { class: "warnings", id: "ret-warnings" }),
       this.lookup = el("div", { class: "lookup" }),
+      this.chart = el("div", { class: "chart-wrap" }),
+      this.simBox = el("details", { class: "simulate", id: "ret-simulate" },
+        el("summary", null, "Simulate a steady traffic under these settings (retention.Simulate, as segviz retention --what-if)"),
+        el("p", null,
+          el("label", { for: "ret-sim-rate" }, "records a second "), this.simRate = el("input", { type: "number", id: "ret-sim-rate", min: "0", step: "any", size: "8" }),
+          el("label", { for: "ret-sim-size" }, " · bytes a record "), this.simSize = el("input", { type: "number", id: "ret-sim-size", min: "1", step: "1", size: "7" }),
+          " ", el("button", { type: "button", id: "ret-sim-run", onclick: () => this.simulate() }, "Simulate")),
+        this.simOut = el("p", { id: "ret-sim-summary", class: "summary", role: "status", "aria-live": "polite" }),
+        this.simChart = el("div", { class: "chart-wrap" })),
       this.table = el("div", { class: "records-wrap" }),
     );
     this.offsetInput = el("input", { type: "number", id: "ret-offset", min: "0", inputmode: "numeric" });
@@ -113,7 +133,8 @@ export class RetentionView {
   show() {}
 
   params() {
-    return { dir: this.app.dir, "retention.ms": this.ms.value, "retention.bytes": this.bytes.value, "segment.ms": this.segMs.value, now: this.now };
+    return { dir: this.app.dir, "retention.ms": this.ms.value, "retention.bytes": this.bytes.value, "segment.ms": this.segMs.value, now: this.now,
+      brokerStart: this.brokerStart ?? undefined };
   }
 
   async run() {
@@ -167,20 +188,52 @@ export class RetentionView {
     this.lookupOffset();
   }
 
+  // simulate runs a steady traffic (the partition's own rate unless
+  // given) under the what-if's settings and draws it.
+  async simulate() {
+    const q = { ...this.params(), rate: this.simRate.value || undefined, recordBytes: this.simSize.value || undefined };
+    this.simBox.dataset.state = "running";
+    this.simOut.textContent = "Simulating…";
+    let r;
+    try {
+      r = await this.app.call("simulate", q);
+    } catch (e) {
+      this.simOut.textContent = `✖ ${e.message}`;
+      this.simBox.dataset.state = "failed";
+      return;
+    }
+    this.simRate.value = String(Math.round(r.recordsPerSecond * 1000) / 1000);
+    this.simSize.value = String(r.recordBytes);
+    this.simOut.textContent = `${r.recordsPerSecond.toPrecision(3)} records a second of ${fmtBytes(r.recordBytes)} for ${fmtDuration(r.duration)}: a record stayed readable at most ${fmtDuration(r.maxReadableMs)}; the formula's worst case is ${r.worstReadableMs < 0 ? "unbounded" : fmtDuration(r.worstReadableMs)}.`;
+    const fig = lifetimeChart([r.chart], null);
+    fig.id = "ret-sim-chart";
+    clear(this.simChart).append(fig);
+    this.simBox.dataset.state = "done";
+  }
+
+  // drawChart draws the picture of time, with the line of the offset
+  // asked about (when it has a readable-until time).
+  drawChart(mark) {
+    if (this.result) clear(this.chart).append(lifetimeChart(this.result.charts, mark));
+  }
+
   lookupOffset() {
     const r = this.result;
     const v = this.offsetInput.value;
     if (!r || v === "") {
       this.offsetOut.textContent = "";
+      this.drawChart(null);
       return;
     }
     const off = Number(v);
     if (off < r.logStartOffset || off >= r.logEndOffset) {
       this.offsetOut.textContent = `offset ${fmtNum(off)} is not readable now (readable offsets: ${fmtNum(r.logStartOffset)}–${fmtNum(r.logEndOffset - 1)}).`;
+      this.drawChart(null);
       return;
     }
     const s = r.segments.find((s) => s.baseOffset <= off && off < s.nextOffset);
     if (!s) return;
+    this.drawChart(s.deletedNow ? { offset: off, at: r.now } : s.readableUntil === null ? null : { offset: off, at: s.readableUntil });
     this.offsetOut.textContent = s.deletedNow
       ? `deleted by the check at now (${s.reason}), with segment ${fmtNum(s.baseOffset)}.`
       : `readable until ${s.readableUntil === null ? "forever (no rule deletes it)" : fmtTime(s.readableUntil)}, rule ${s.reason || "none"}, with segment ${fmtNum(s.baseOffset)}: ${s.explanation}`;
