@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check segkit has: formatting, vet, the unit and real-data
 # tests (natively, with -race, and under GOOS=js with node), the interop
-# module, the S3 remote's tests (tier/s3, against versitygw), the WASM
+# module, the S3 remote's tests (tier/s3, against versitygw), the lake
+# module's (the indexer, its catalog on SQLite and PostgreSQL), the WASM
 # builds, a short burst of every fuzz target, and the browser end-to-end
 # tests.
 #
@@ -93,6 +94,27 @@ step "tier/s3 module: vet and tests against Versity S3 Gateway (versitygw)"
 # or SEGKIT_S3_SERVER=weed after ./scripts/seaweedfs.sh install.
 ./scripts/versitygw.sh install >/dev/null
 (cd tier/s3 && go vet ./... && go test -count=1 ./...)
+
+step "lake module (the indexer): vet and tests, the catalog on SQLite and on PostgreSQL"
+# A throwaway PostgreSQL server on 127.0.0.1 (scripts/postgres.sh, from
+# Debian's postgresql, which .ci/run installs); without one the tests
+# skip its store, except under CI=true, where that fails.
+pgdir=""
+if ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+  pgdir=$(mktemp -d "${TMPDIR:-/tmp}/segkit-pg.XXXXXX")
+  SEGKIT_POSTGRES_URL=$(./scripts/postgres.sh start "$pgdir")
+  export SEGKIT_POSTGRES_URL
+  trap './scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+elif [ "${CI:-}" = true ]; then
+  echo "no PostgreSQL server (required under CI=true): apt-get install -y postgresql"; exit 1
+else
+  skipped+=("the lake catalog on PostgreSQL (no postgresql)")
+fi
+(cd lake && go vet ./... && go test -count=1 ./...)
+if [ -n "$pgdir" ]; then
+  ./scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"; trap - EXIT
+  unset SEGKIT_POSTGRES_URL
+fi
 
 if need java "the Kafka oracle tests" && need mvn "the Kafka oracle tests"; then
   step "oracle module: Kafka 4.3.1 as the judge (dump, recovery, retention, indexes, a broker)"
