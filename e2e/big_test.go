@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,6 +66,29 @@ func TestFirstRenderBig(t *testing.T) {
 	}
 	shot(t, ctx2, fmt.Sprintf("12-big-%dMiB-dropped.png", mib))
 
+	// Verification: in the page by the WASM engine over the dropped files,
+	// against segviz verify (native) on the same files, in the same run,
+	// alternating: native, WASM, native; the ratio is WASM over the
+	// faster native run.
+	native := func() time.Duration {
+		start := time.Now()
+		run(t, []int{0, 1}, "verify", "--json", dir)
+		return time.Since(start)
+	}
+	n1 := native()
+	do(t, ctx2, "verify in the page", chromedp.Click("#tab-verify"))
+	vStart := time.Now()
+	waitFor(t, ctx2, "the WASM verification", `document.querySelector('#panel-verify').dataset.state === 'done'`, 1800*time.Second)
+	wasmVerify := time.Since(vStart)
+	n2 := native()
+	if got := eval[string](t, ctx2, `document.querySelector('#verify-summary').textContent`); !strings.Contains(got, commas(records)+" records") {
+		t.Errorf("the WASM verification read %q, want %d records", got, records)
+	}
+	ratio := float64(wasmVerify) / float64(min(n1, n2))
+	if ratio > 3 {
+		t.Errorf("verify in WASM took %.2f× native (target ≤ 3×)", ratio)
+	}
+
 	report := fmt.Sprintf(`%d MiB partition, %d batches, %d records (%s)
 served by segviz (native engine, JSON API):
   time to first render (navigation start to the timeline in the DOM, performance.now): %d ms
@@ -74,8 +98,13 @@ served by segviz (native engine, JSON API):
 dropped on the page (WASM engine over File objects; engine already loaded):
   from choosing the folder to the timeline in the DOM:                                  %s
   every batch counted:                                                                   %s
+verify (every byte, as segviz verify): native segviz verify %s and %s, WASM in the page %s: %.2f× native
 `, mib, batches, records, dir, first, wall.Round(time.Millisecond), rows.Round(time.Millisecond), census.Round(time.Millisecond),
-		dropFirst.Round(time.Millisecond), dropCensus.Round(time.Millisecond))
+		dropFirst.Round(time.Millisecond), dropCensus.Round(time.Millisecond),
+		n1.Round(time.Millisecond), n2.Round(time.Millisecond), wasmVerify.Round(time.Millisecond), ratio)
+	if first > 500 {
+		t.Errorf("first render of the served %d MiB partition took %d ms (target ≤ 500)", mib, first)
+	}
 	t.Log("\n" + report)
 	p := filepath.Join(shotsDir, fmt.Sprintf("timings-%dMiB.txt", mib))
 	os.WriteFile(p, []byte(report), 0o644)

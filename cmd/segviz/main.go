@@ -42,6 +42,7 @@ func init() {
 		{"savepoint", "take, list or release a legal hold on offsets, which retention and compaction keep", runSavepoint},
 		{"restore", "restore a partition to a savepoint: cut what was appended since (--apply does it)", runRestore},
 		{"compact", "run Kafka's log cleaner once (or --dry-run) and say what it removed", runCompact},
+		{"lake", "the indexer: a partition's committed records as Parquet files with exact statistics in a catalog (runs segviz-lake)", runLake},
 		{"tier", "tiered storage: list local and remote segments (status), copy and apply local and total retention (upload)", runTier},
 		{"serve", "serve the visualiser of a partition directory, or of the built-in demo", runServe},
 		{"site", "write a static copy of the visualiser (page and WASM engine) that needs no server", runSite},
