@@ -20,7 +20,8 @@ import (
 
 // TestStaticSite: `segviz site OUT` served by a plain static file server
 // (net/http's FileServer: no segviz), and opened from file://, reads a
-// dropped partition in the page with the engine it carries: every view
+// real broker's partition dropped on the page with the engine it carries:
+// every view
 // shows it (segments with segviz dump's counts, batches, index plots,
 // the retention what-if, compaction, verification).
 func TestStaticSite(t *testing.T) {
@@ -30,7 +31,7 @@ func TestStaticSite(t *testing.T) {
 	if code := runCode(t, "site", out); code != 2 {
 		t.Errorf("segviz site into a non-empty directory: exit %d, want 2", code)
 	}
-	part := filepath.Join(exportDemo(t), "orders-0")
+	part := realPartition(t) // a real broker's partition (../shared/kafka-real)
 
 	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
 	t.Cleanup(srv.Close)
