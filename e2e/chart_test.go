@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -76,10 +77,7 @@ func TestRetentionChartPayments(t *testing.T) {
 	srv := startServer(t, dir)
 	ctx := newBrowser(t)
 	do(t, ctx, "open the partition", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"), chromedp.Click("#tab-retention"))
-	set := func(sel, v, ev string) {
-		t.Helper()
-		do(t, ctx, "set "+sel, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const i = document.querySelector(%q); i.value = %q; i.dispatchEvent(new Event(%q)); })()`, sel, v, ev)))
-	}
+	set := func(sel, v, ev string) { t.Helper(); setInput(t, ctx, sel, v, ev) }
 	set("#ret-retention-ms-value", "60000", "change")
 	set("#ret-segment-ms-value", "180000", "change")
 	set("#ret-now-value", time.UnixMilli(payTime(73)).UTC().Format("2006-01-02T15:04:05.000Z"), "change")
@@ -124,10 +122,7 @@ func TestRetentionChartSimulated(t *testing.T) {
 	srv := startServer(t, part)
 	ctx := newBrowser(t)
 	do(t, ctx, "open the partition", chromedp.Navigate(srv.url), chromedp.WaitVisible("#timeline .seg-bar"), chromedp.Click("#tab-retention"))
-	set := func(sel, v, ev string) {
-		t.Helper()
-		do(t, ctx, "set "+sel, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const i = document.querySelector(%q); i.value = %q; i.dispatchEvent(new Event(%q)); })()`, sel, v, ev)))
-	}
+	set := func(sel, v, ev string) { t.Helper(); setInput(t, ctx, sel, v, ev) }
 	set("#ret-retention-ms-value", "60000", "change")
 	set("#ret-segment-ms-value", "180000", "change")
 	waitFor(t, ctx, "the what-if", `JSON.parse(document.querySelector('#panel-retention').dataset.query || '{}')['segment.ms'] === 180000`, 30*time.Second)
@@ -145,4 +140,11 @@ func TestRetentionChartSimulated(t *testing.T) {
 	}
 	t.Logf("simulated: %s", eval[string](t, ctx, `document.querySelector('#ret-sim-summary').textContent`))
 	shot(t, ctx, "22-retention-chart-simulated.png")
+}
+
+// setInput sets the value of the input sel and dispatches the event ev
+// ("change", "input") as typing would.
+func setInput(t *testing.T, ctx context.Context, sel, v, ev string) {
+	t.Helper()
+	do(t, ctx, "set "+sel, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const i = document.querySelector(%q); i.value = %q; i.dispatchEvent(new Event(%q)); })()`, sel, v, ev)))
 }

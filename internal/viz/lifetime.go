@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/segkit/segkit/retention"
@@ -131,7 +132,7 @@ func lifetimeChart(label string, st retention.LogState, pol retention.Policy, sc
 			c.Removals = append(c.Removals, MarkJSON{At: max(b.OnDiskUntil, now), BaseOffset: b.BaseOffset})
 		}
 	}
-	slices.SortStableFunc(evs, func(a, b ev) int { return cmpInt(a.at, b.at) })
+	slices.SortStableFunc(evs, func(a, b ev) int { return cmp.Compare(a.at, b.at) })
 	onDisk, readable := written(now), written(now)
 	for _, e := range evs {
 		if e.readable {
@@ -192,14 +193,4 @@ func lifetimeChart(label string, st retention.LogState, pol retention.Policy, sc
 		}
 	}
 	return c
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

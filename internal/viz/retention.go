@@ -82,6 +82,22 @@ func (s *Session) whatIf(p *partition, q Params, keys []string) (config.Config, 
 	return cfg, now, err
 }
 
+// retentionWhatIf is what the retention what-ifs start from: the
+// partition p["dir"], its config with the what-if's retention settings,
+// the what-if's now and the partition's state.
+func (s *Session) retentionWhatIf(q Params) (*partition, config.Config, int64, retention.LogState, error) {
+	p, err := s.partitionParam(q, false)
+	if err != nil {
+		return nil, config.Config{}, 0, retention.LogState{}, err
+	}
+	cfg, now, err := s.whatIf(p, q, []string{config.RetentionMs, config.RetentionBytes, config.SegmentMs, config.FileDeleteDelayMs, config.CleanupPolicy})
+	if err != nil {
+		return nil, config.Config{}, 0, retention.LogState{}, err
+	}
+	st, _, err := s.state(p)
+	return p, cfg, now, st, err
+}
+
 // Retention plans a check at p["now"] (epoch ms; default the session's now)
 // on partition p["dir"] under its config with retention.ms,
 // retention.bytes, segment.ms, file.delete.delay.ms and cleanup.policy
@@ -89,15 +105,7 @@ func (s *Session) whatIf(p *partition, q Params, keys []string) (config.Config, 
 // readable-until time, with checks on the schedule of a broker started at
 // p["brokerStart"] (unknown phase without it).
 func (s *Session) Retention(q Params) (*RetentionJSON, error) {
-	p, err := s.partitionParam(q, false)
-	if err != nil {
-		return nil, err
-	}
-	cfg, now, err := s.whatIf(p, q, []string{config.RetentionMs, config.RetentionBytes, config.SegmentMs, config.FileDeleteDelayMs, config.CleanupPolicy})
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := s.state(p)
+	p, cfg, now, st, err := s.retentionWhatIf(q)
 	if err != nil {
 		return nil, err
 	}

@@ -32,15 +32,7 @@ type SimulateJSON struct {
 // segment.ms + retention.ms + the check interval), under the partition's
 // config with the what-if's settings, and draws it.
 func (s *Session) Simulate(q Params) (*SimulateJSON, error) {
-	p, err := s.partitionParam(q, false)
-	if err != nil {
-		return nil, err
-	}
-	cfg, now, err := s.whatIf(p, q, []string{config.RetentionMs, config.RetentionBytes, config.SegmentMs, config.FileDeleteDelayMs, config.CleanupPolicy})
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := s.state(p)
+	_, cfg, now, st, err := s.retentionWhatIf(q)
 	if err != nil {
 		return nil, err
 	}

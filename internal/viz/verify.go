@@ -82,14 +82,20 @@ func (s *Session) progressOf(dir string) *progress {
 	return p
 }
 
+// dir is the parameter "dir", cleaned (cleanDir).
+func (q Params) dir() (string, error) {
+	dir, err := q.str("dir")
+	if err != nil {
+		return "", err
+	}
+	return cleanDir(dir)
+}
+
 // Progress reports how far the verification of p["dir"] is, for a page
 // waiting on a long one.
 func (s *Session) Progress(q Params) (*ProgressJSON, error) {
-	dir, err := q.str("dir")
+	dir, err := q.dir()
 	if err != nil {
-		return nil, err
-	}
-	if dir, err = cleanDir(dir); err != nil {
 		return nil, err
 	}
 	p := s.progressOf(dir)
@@ -105,11 +111,8 @@ type CancelJSON struct {
 // Cancel stops the verification of p["dir"] that is running, if one is:
 // its Verify call then fails with ErrCancelled.
 func (s *Session) Cancel(q Params) (*CancelJSON, error) {
-	dir, err := q.str("dir")
+	dir, err := q.dir()
 	if err != nil {
-		return nil, err
-	}
-	if dir, err = cleanDir(dir); err != nil {
 		return nil, err
 	}
 	p := s.progressOf(dir)
