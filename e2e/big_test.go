@@ -2,10 +2,10 @@ package e2e
 
 import (
 	"fmt"
-	"strings"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
