@@ -490,12 +490,14 @@ func formatTimestamp(ms int64) string {
 }
 
 // blobText is b as DuckDB prints a BLOB: printable ASCII as is, other
-// bytes and the backslash as \xNN.
+// bytes, the backslash and the quotes as \xNN.
 func blobText(b string) string {
 	var sb strings.Builder
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if c >= 0x20 && c < 0x7f && c != '\\' {
+		// DuckDB escapes the quotes too (seen with DuckDB 2.0.1,
+		// TestDuckDBAgrees).
+		if c >= 0x20 && c < 0x7f && c != '\\' && c != '\'' && c != '"' {
 			sb.WriteByte(c)
 		} else {
 			fmt.Fprintf(&sb, "\\x%02X", c)
