@@ -19,7 +19,7 @@ status:
 
   segviz lake index --catalog sqlite:PATH|postgres://... [--once] DIR
   segviz lake files --catalog ... [--where EXPR] [--json]
-  segviz lake rebuild --catalog ... FILE-ID > f.parquet
+  segviz lake rebuild --catalog ... --dir DIR FILE-ID > f.parquet
 
 Install it with
   go install github.com/segkit/segkit/lake/cmd/segviz-lake@latest
