@@ -206,11 +206,18 @@ func (x *Indexer) start(ctx context.Context) error {
 // closing the last range there (TriggerCaughtUp), then backfills all of
 // the history asked for, and releases the lease. When ctx ends first it
 // releases the lease and returns ctx's error; what it had committed
-// stays, and the next indexer goes on from there.
-func (x *Indexer) Once(ctx context.Context) error {
+// stays, and the next indexer goes on from there. It releases the lease
+// on any error, so that a failed run does not hold the partition for the
+// lease's TTL (a lease already lost is left alone: ReleaseLease checks).
+func (x *Indexer) Once(ctx context.Context) (err error) {
 	if err := x.start(ctx); err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			x.cat.ReleaseLease(context.WithoutCancel(ctx), x.lease)
+		}
+	}()
 	if err := x.refresh(); err != nil {
 		return err
 	}
@@ -220,7 +227,6 @@ func (x *Indexer) Once(ctx context.Context) error {
 	}
 	for x.t.next < target {
 		if err := ctx.Err(); err != nil {
-			x.cat.ReleaseLease(context.WithoutCancel(ctx), x.lease)
 			return err
 		}
 		before := x.t.next
@@ -239,7 +245,6 @@ func (x *Indexer) Once(ctx context.Context) error {
 	}
 	for {
 		if err := ctx.Err(); err != nil {
-			x.cat.ReleaseLease(context.WithoutCancel(ctx), x.lease)
 			return err
 		}
 		more, err := x.backfillChunk(ctx)
