@@ -646,3 +646,43 @@ func TestOnceCanceled(t *testing.T) {
 	}
 	checkTiling(t, g, readBack(t, cat, src, "orders", o), 0, g.next)
 }
+
+// failingSource fails every Fetch after the first n.
+type failingSource struct {
+	Source
+	n int
+}
+
+var errSourceBroke = errors.New("the source broke")
+
+func (f *failingSource) Fetch(from, upTo int64) (Fetched, error) {
+	if f.n <= 0 {
+		return Fetched{}, errSourceBroke
+	}
+	f.n--
+	return f.Source.Fetch(from, upTo)
+}
+
+// TestOnceFailureReleasesLease: an indexer whose source fails in the
+// middle of Once returns the error and gives its lease up at once: the
+// next indexer (another owner) takes the partition without waiting out
+// the lease's TTL, and the files still tile the offsets.
+func TestOnceFailureReleasesLease(t *testing.T) {
+	ctx := context.Background()
+	fsys := vfs.NewMem()
+	g := newGen(t, fsys, "/logs/orders-0")
+	writeRich(g)
+	cat := openCatalog(t, newClock()) // the clock does not move: a held lease stays held
+	o := testOptions()
+	a := NewIndexer(cat, &failingSource{Source: openSource(t, fsys, g.dir), n: 1}, o)
+	if err := a.Once(ctx); !errors.Is(err, errSourceBroke) {
+		t.Fatalf("Once with a failing source: %v", err)
+	}
+	src := openSource(t, fsys, g.dir)
+	b := o
+	b.Owner = "the next one"
+	if err := NewIndexer(cat, src, b).Once(ctx); err != nil {
+		t.Fatalf("the next indexer, right after the failure: %v", err)
+	}
+	checkTiling(t, g, readBack(t, cat, src, "orders", o), 0, g.next)
+}
