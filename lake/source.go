@@ -8,11 +8,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
-	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
@@ -128,7 +126,7 @@ func (d *DirSource) Refresh() error {
 			}
 		}
 	}
-	lso, err := d.lastStableOffset(l)
+	lso, err := l.ReplayLastStableOffset(l.HighWatermark())
 	if err != nil {
 		l.Close()
 		return fmt.Errorf("lake: %s: last stable offset: %w", d.dir, err)
@@ -138,83 +136,6 @@ func (d *DirSource) Refresh() error {
 	}
 	d.l, d.lso = l, lso
 	return nil
-}
-
-// lastStableOffset finds the last stable offset of l as segviz read
-// does: a read-only open does not rebuild the producer state (Kafka's
-// LSO comes from it), so the open transactions are taken from the newest
-// producer snapshot at or below the high watermark, and the batches
-// after it open (a transactional batch) and close (its marker) them.
-func (d *DirSource) lastStableOffset(l *kafkalog.Log) (int64, error) {
-	hw, start := l.HighWatermark(), l.LogStartOffset()
-	open := map[int64]int64{} // producer ID → first offset of its open transaction
-	from := start
-	snaps, err := producer.ListSnapshots(d.fsys, d.dir)
-	if err != nil {
-		return 0, err
-	}
-	for i := len(snaps) - 1; i >= 0; i-- {
-		off := snaps[i]
-		if off > hw || off < start {
-			continue
-		}
-		entries, err := producer.ReadSnapshot(d.fsys, d.dir, off)
-		if err != nil {
-			var ce *format.CorruptionError
-			if errors.As(err, &ce) {
-				continue // as Kafka: try the next older one
-			}
-			return 0, err
-		}
-		for _, e := range entries {
-			if e.CurrentTxnFirstOffset >= 0 {
-				open[e.ProducerID] = e.CurrentTxnFirstOffset
-			}
-		}
-		from = off
-		break
-	}
-	var buf []byte
-	var s record.Scanner
-	for next := from; next < hw; {
-		res, err := l.Read(next, fetchBytes, buf[:0], kafkalog.ReadOptions{Isolation: kafkalog.IsolationHighWatermark})
-		if err != nil {
-			return 0, err
-		}
-		if len(res.Records) == 0 {
-			break
-		}
-		buf = res.Records
-		before := next
-		s.Reset(res.Records, "", 0)
-		for s.Next() {
-			e := s.Entry()
-			next = max(next, e.LastOffset()+1)
-			if e.Magic != record.MagicV2 || e.BaseOffset() >= hw {
-				continue
-			}
-			h := &e.Batch.BatchHeader
-			if h.ProducerID == record.NoProducerID || !h.Attributes.IsTransactional() {
-				continue
-			}
-			if h.Attributes.IsControl() {
-				delete(open, h.ProducerID) // its marker ends the transaction
-			} else if _, ok := open[h.ProducerID]; !ok {
-				open[h.ProducerID] = h.BaseOffset
-			}
-		}
-		if err := s.Err(); err != nil {
-			return 0, err
-		}
-		if next == before {
-			break
-		}
-	}
-	lso := hw
-	for _, first := range open {
-		lso = min(lso, first)
-	}
-	return lso, nil
 }
 
 // Close releases the log.

@@ -24,7 +24,6 @@ import (
 	"github.com/segkit/segkit/internal/dumplog"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/kafkalog/checkpoint"
-	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/tier"
 	"github.com/segkit/segkit/vfs"
@@ -557,7 +556,7 @@ func readPartition(fsys vfs.FS, dir string, start readStart, limit int64, commit
 	r := &partitionRead{l: l, remote: remote, committed: committed, localStart: l.LogStartOffset(),
 		upper: l.HighWatermark(), limit: limit, w: bufio.NewWriterSize(stdout, 64<<10), json: asJSON, partition: partition}
 	if committed {
-		lso, err := lastStableOffset(fsys, l, r.upper)
+		lso, err := l.ReplayLastStableOffset(r.upper)
 		if err != nil {
 			return r.fail(err, stderr)
 		}
@@ -818,85 +817,4 @@ func appendPrintable(dst, b []byte) []byte {
 		b = b[size:]
 	}
 	return dst
-}
-
-// lastStableOffset returns the last stable offset of l at the high
-// watermark hw: the first offset of the earliest transaction still open
-// at hw, or hw. A read-only kafkalog.Log does not rebuild its producer
-// state, so this takes the newest producer snapshot at or below hw (which
-// records each producer's open transaction) and replays the batches from
-// there to hw; with no such snapshot, from the log start offset.
-func lastStableOffset(fsys vfs.FS, l *kafkalog.Log, hw int64) (int64, error) {
-	dir := l.Dir()
-	start := l.LogStartOffset()
-	open := map[int64]int64{} // producer ID → first offset of its open transaction
-	from := start
-	snaps, err := producer.ListSnapshots(fsys, dir)
-	if err != nil {
-		return 0, err
-	}
-	for i := len(snaps) - 1; i >= 0; i-- {
-		off := snaps[i]
-		if off > hw || off < start {
-			continue
-		}
-		entries, err := producer.ReadSnapshot(fsys, dir, off)
-		if err != nil {
-			var ce *format.CorruptionError
-			if errors.As(err, &ce) {
-				continue // as Kafka: try the next older one
-			}
-			return 0, err
-		}
-		for _, e := range entries {
-			if e.CurrentTxnFirstOffset >= 0 {
-				open[e.ProducerID] = e.CurrentTxnFirstOffset
-			}
-		}
-		from = off
-		break
-	}
-	var (
-		buf []byte
-		s   record.Scanner
-	)
-	for next := from; next < hw; {
-		res, err := l.Read(next, readFetchBytes, buf[:0], kafkalog.ReadOptions{Isolation: kafkalog.IsolationHighWatermark})
-		if err != nil {
-			return 0, err
-		}
-		if len(res.Records) == 0 {
-			break
-		}
-		buf = res.Records
-		before := next
-		s.Reset(res.Records, "", 0)
-		for s.Next() {
-			e := s.Entry()
-			next = max(next, e.LastOffset()+1)
-			if e.Magic != record.MagicV2 || e.BaseOffset() >= hw {
-				continue
-			}
-			h := &e.Batch.BatchHeader
-			if h.ProducerID == record.NoProducerID || !h.Attributes.IsTransactional() {
-				continue
-			}
-			if h.Attributes.IsControl() {
-				delete(open, h.ProducerID) // its marker ends the transaction
-			} else if _, ok := open[h.ProducerID]; !ok {
-				open[h.ProducerID] = h.BaseOffset
-			}
-		}
-		if err := s.Err(); err != nil {
-			return 0, err
-		}
-		if next == before {
-			break
-		}
-	}
-	lso := hw
-	for _, first := range open {
-		lso = min(lso, first)
-	}
-	return lso, nil
 }

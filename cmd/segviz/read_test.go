@@ -608,7 +608,7 @@ func TestReadLastStableOffset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := lastStableOffset(vfs.OS(), ro, ro.HighWatermark())
+			got, err := ro.ReplayLastStableOffset(ro.HighWatermark())
 			ro.Close()
 			if err != nil {
 				t.Fatal(err)

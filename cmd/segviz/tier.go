@@ -518,7 +518,7 @@ func tierStatus(o tierOpts, stdout, stderr io.Writer) int {
 			return tierErrCode(err)
 		}
 	}
-	lso, err := lastStableOffset(fsys, l, l.HighWatermark())
+	lso, err := l.ReplayLastStableOffset(l.HighWatermark())
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz %s: %v\n", name, err)
 		return tierErrCode(err)
