@@ -118,6 +118,33 @@ func (s *SQLStore) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
+// txRetry is tx for a transaction that creates a row others may create
+// at the same time (a table, a schema version): when it loses the race —
+// a unique violation, or a serialization failure (SQLSTATE 23505, 40001:
+// what PostgreSQL reports between concurrent indexers of one topic's
+// partitions) — it runs again, a few times, in a new transaction, where
+// it reads what the winner wrote.
+func (s *SQLStore) txRetry(ctx context.Context, fn func(*sql.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.tx(ctx, fn)
+		if err == nil || attempt == 4 || !isConflict(err) {
+			return err
+		}
+	}
+}
+
+// isConflict reports a unique violation or a serialization failure.
+func isConflict(err error) bool {
+	var se interface{ SQLState() string } // *pgconn.PgError
+	if errors.As(err, &se) {
+		switch se.SQLState() {
+		case "23505", "40001":
+			return true
+		}
+	}
+	return false
+}
+
 // next reserves n ids of counter name and returns the first.
 func (s *SQLStore) next(ctx context.Context, tx *sql.Tx, name string, n int64) (int64, error) {
 	var v int64
@@ -152,7 +179,7 @@ func (s *SQLStore) snapshot(ctx context.Context, tx *sql.Tx, schemaVersion int64
 // Table implements Catalog.
 func (s *SQLStore) Table(ctx context.Context, name string) (int64, error) {
 	var id int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.txRetry(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, s.q(`SELECT table_id FROM ducklake_table WHERE table_name = ?`), name).Scan(&id)
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -194,7 +221,7 @@ func (s *SQLStore) latestSchema(ctx context.Context, q interface {
 func (s *SQLStore) MergeSchema(ctx context.Context, table int64, add Schema) (Schema, int64, error) {
 	var out Schema
 	var ver int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.txRetry(ctx, func(tx *sql.Tx) error {
 		cur, v, err := s.latestSchema(ctx, tx, table)
 		if err != nil {
 			return err
