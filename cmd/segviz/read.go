@@ -488,14 +488,11 @@ func runRead(args []string, stdout, stderr io.Writer) int {
 	dir := filepath.ToSlash(filepath.Clean(f.dir))
 	var remote RemoteReader
 	if f.remote != "" {
-		if strings.HasPrefix(f.remote, "s3://") {
-			return usageErr("--remote %q: s3:// remotes are not built into this segviz yet (the S3 remote is a separate module); give file://DIR, a LocalTieredStorage directory", f.remote)
-		}
-		rdir, err := parseRemote(f.remote)
+		rdir, err := parseTierRemote(f.remote)
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		remote, err = openRemote(vfs.OS(), filepath.ToSlash(filepath.Clean(rdir)), dir)
+		remote, err = openRemote(vfs.OS(), rdir, dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "segviz read: --remote %s: %v\n", f.remote, err)
 			var ce *format.CorruptionError
