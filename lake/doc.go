@@ -156,6 +156,30 @@
 // earliest offset; the files wholly below it are marked expired (their
 // end_snapshot is set): kept in the catalog, listed only when asked.
 //
+// # Sources
+//
+// A Source is a partition as a read_committed consumer sees it: its
+// earliest offset, its last stable offset, offsets by time, and fetches
+// of committed records below the last stable offset, with the offsets
+// of everything else (aborted records, transaction markers, compaction
+// gaps) reported as skipped. Two are built:
+//
+//   - DirSource (OpenDir) reads a partition directory with segkit's
+//     engine, read-only: a copy, or a broker's live directory. The
+//     aborted transactions come from the producer state and the
+//     .txnindex files, as Kafka's fetch reads them.
+//   - BrokerSource (OpenBroker) reads a live cluster through a franz-go
+//     client the caller made (its TLS, SASL, seeds): Fetch requests
+//     with isolation level READ_COMMITTED to the partition's leader,
+//     which return Kafka's on-disk batches and the aborted transactions
+//     among them, and ListOffsets for the earliest offset, the last
+//     stable offset (latest, read_committed) and offsets by time. A
+//     stale leader is looked up again and the request retried once.
+//
+// Both decode and filter the batches with the same code, so the same
+// partition gives the same files from either (TestBrokerMatchesDir runs
+// Kafka 4.3.1's broker through the oracle and compares the two).
+//
 // # Memory
 //
 // An indexer holds the records of one open range (about FileBytes, plus

@@ -4,9 +4,14 @@ go 1.26.0
 
 require (
 	github.com/apache/arrow-go/v18 v18.9.0
+	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/parquet-go/parquet-go v0.32.1
 	github.com/segkit/segkit v0.0.0
+	github.com/segkit/segkit/oracle v0.0.0
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kadm v1.20.0
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 	modernc.org/sqlite v1.62.0
 )
 
@@ -45,3 +50,5 @@ require (
 )
 
 replace github.com/segkit/segkit => ..
+
+replace github.com/segkit/segkit/oracle => ../oracle

@@ -54,11 +54,11 @@ type Fetched struct {
 // of aborted transactions and without control records, up to the last
 // stable offset.
 //
-// The partition-directory source (DirSource) is the only one built. A
-// live broker source (franz-go, read_committed) is a later step; it will
-// implement the same four methods (Fetch from a fetch session, Earliest
-// and LastStable from ListOffsets with read_committed, OffsetForTime from
-// ListOffsets by timestamp), so the indexer does not change.
+// Two are built: DirSource reads a partition directory with segkit's
+// engine; BrokerSource reads a live broker with Kafka's protocol
+// (franz-go): Fetch requests and ListOffsets with read_committed. Both
+// filter the record batches with the same code, so the same partition
+// gives the same records either way.
 //
 // A Source is used by one indexer goroutine at a time.
 type Source interface {
@@ -94,9 +94,7 @@ type DirSource struct {
 	lso  int64 // computed at Refresh
 
 	buf []byte
-	s   record.Scanner
-	it  record.EntryIterator
-	r   record.Record
+	c   committed
 }
 
 var _ Source = (*DirSource)(nil)
@@ -165,12 +163,9 @@ func (d *DirSource) OffsetForTime(t time.Time) (int64, bool, error) {
 }
 
 // Fetch implements Source. It filters as Kafka's read_committed consumer
-// does (CompletedFetch.nextFetchedBatch), with the same engine calls as
-// "segviz read --isolation read_committed": an aborted transaction's
-// producer is marked aborted from the transaction's first offset on
-// (the aborted transactions come from the segments' .txnindex files),
-// its transactional batches are skipped until its ABORT marker, and
-// control batches are never returned.
+// does (see committed), with the same engine calls as "segviz read
+// --isolation read_committed": the aborted transactions come from the
+// segments' .txnindex files.
 func (d *DirSource) Fetch(from, upTo int64) (Fetched, error) {
 	out := Fetched{Next: from}
 	lso, _ := d.LastStableOffset()
@@ -196,12 +191,34 @@ func (d *DirSource) Fetch(from, upTo int64) (Fetched, error) {
 	if len(res.Records) == 0 {
 		return out, nil
 	}
-	aborted := slices.SortedFunc(slices.Values(res.AbortedTxns), func(a, b index.AbortedTxn) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
+	return d.c.scan(d.dir, res.Records, res.AbortedTxns, from, upper)
+}
+
+// committed filters fetched record batches as Kafka's read_committed
+// consumer does (CompletedFetch.nextFetchedBatch): an aborted
+// transaction's producer is marked aborted from the transaction's first
+// offset on, its transactional batches are skipped until its ABORT
+// marker, and control batches are never returned. DirSource and
+// BrokerSource share it: the batches come from the log or from a fetch
+// response, the aborted transactions from the .txnindex files or from the
+// response. Its buffers are reused between scans.
+type committed struct {
+	s  record.Scanner
+	it record.EntryIterator
+	r  record.Record
+}
+
+// scan returns the committed records of batches with offsets in [from,
+// upper), and Next: the offset after the last entry read (upper when it
+// reached it). name names the source in errors.
+func (c *committed) scan(name string, batches []byte, abortedTxns []index.AbortedTxn, from, upper int64) (Fetched, error) {
+	out := Fetched{Next: from}
+	aborted := slices.SortedFunc(slices.Values(abortedTxns), func(a, b index.AbortedTxn) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
 	abortedPIDs := map[int64]bool{}
 	next := from
-	d.s.Reset(res.Records, "", 0)
-	for d.s.Next() {
-		e := d.s.Entry()
+	c.s.Reset(batches, "", 0)
+	for c.s.Next() {
+		e := c.s.Entry()
 		last := e.LastOffset()
 		skip := false
 		if e.Magic == record.MagicV2 {
@@ -212,7 +229,7 @@ func (d *DirSource) Fetch(from, upTo int64) (Fetched, error) {
 					aborted = aborted[1:]
 				}
 				if h.Attributes.IsControl() {
-					if d.isAbortMarker(e) {
+					if c.isAbortMarker(e) {
 						delete(abortedPIDs, h.ProducerID)
 					}
 				} else if h.Attributes.IsTransactional() && abortedPIDs[h.ProducerID] {
@@ -228,19 +245,19 @@ func (d *DirSource) Fetch(from, upTo int64) (Fetched, error) {
 			} else if e.Magic == record.MagicV0 {
 				tt = record.NoTimestampType
 			}
-			d.it.Reset(e)
-			for d.it.Next(&d.r) {
-				if d.r.Offset < next {
+			c.it.Reset(e)
+			for c.it.Next(&c.r) {
+				if c.r.Offset < next {
 					continue
 				}
-				if d.r.Offset >= upper {
+				if c.r.Offset >= upper {
 					out.Next = upper
 					return out, nil
 				}
-				out.Records = append(out.Records, copyRecord(&d.r, tt))
+				out.Records = append(out.Records, copyRecord(&c.r, tt))
 			}
-			if err := d.it.Err(); err != nil {
-				return out, fmt.Errorf("lake: %s: the entry holding offsets up to %d: %w", d.dir, last, err)
+			if err := c.it.Err(); err != nil {
+				return out, fmt.Errorf("lake: %s: the entry holding offsets up to %d: %w", name, last, err)
 			}
 		}
 		next = max(next, last+1)
@@ -249,8 +266,8 @@ func (d *DirSource) Fetch(from, upTo int64) (Fetched, error) {
 			return out, nil
 		}
 	}
-	if err := d.s.Err(); err != nil && next == from {
-		return out, err
+	if err := c.s.Err(); err != nil && next == from {
+		return out, fmt.Errorf("lake: %s: %w", name, err)
 	}
 	out.Next = next
 	return out, nil
@@ -258,10 +275,10 @@ func (d *DirSource) Fetch(from, upTo int64) (Fetched, error) {
 
 // isAbortMarker reports whether the control batch e holds an ABORT
 // marker.
-func (d *DirSource) isAbortMarker(e *record.Entry) bool {
-	d.it.Reset(e)
-	for d.it.Next(&d.r) {
-		if m, err := record.ParseEndTxnMarker(d.r.Key, d.r.Value); err == nil {
+func (c *committed) isAbortMarker(e *record.Entry) bool {
+	c.it.Reset(e)
+	for c.it.Next(&c.r) {
+		if m, err := record.ParseEndTxnMarker(c.r.Key, c.r.Value); err == nil {
 			return m.Type == record.ControlAbort
 		}
 	}

@@ -17,9 +17,12 @@ drivers stay out of segviz: "segviz lake ..." runs the segviz-lake
 command, found on PATH, with the same arguments, and exits with its
 status:
 
-  segviz lake index --catalog sqlite:PATH|postgres://... [--once] DIR
+  segviz lake index --catalog sqlite:PATH|postgres://... [--once] SOURCE
   segviz lake files --catalog ... [--where EXPR] [--json]
-  segviz lake rebuild --catalog ... --dir DIR FILE-ID > f.parquet
+  segviz lake rebuild --catalog ... --dir DIR|--broker kafka://... FILE-ID > f.parquet
+
+SOURCE is a partition directory, a log directory, or a topic on a live
+cluster: kafka://HOST:PORT[,HOST:PORT...]/TOPIC (read_committed).
 
 Install it with
   go install github.com/segkit/segkit/lake/cmd/segviz-lake@latest

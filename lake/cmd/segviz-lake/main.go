@@ -4,11 +4,13 @@
 // binary of the lake module (Parquet and SQL drivers stay out of
 // segkit's core); "segviz lake …" runs it.
 //
-//	segviz-lake index   --catalog CATALOG [--once] [--table NAME] [--history H] DIR
+//	segviz-lake index   --catalog CATALOG [--once] [--table NAME] [--history H] DIR|kafka://HOST:PORT/TOPIC
 //	segviz-lake files   --catalog CATALOG [--table NAME] [--where EXPR] [--expired] [--json]
-//	segviz-lake rebuild --catalog CATALOG --dir DIR [-o FILE] FILE-ID > f.parquet
+//	segviz-lake rebuild --catalog CATALOG --dir DIR|--broker kafka://HOST:PORT/TOPIC [-o FILE] FILE-ID > f.parquet
 //
-// CATALOG is sqlite:PATH or a postgres:// (postgresql://) URL.
+// CATALOG is sqlite:PATH or a postgres:// (postgresql://) URL. The
+// source is a partition (or log) directory, read with segkit's engine,
+// or a topic on a live cluster, read as a read_committed consumer reads.
 //
 // Exit codes: 0 ok; 1 a problem found (a rebuilt file does not match its
 // checksum); 2 usage (bad flags or arguments, binary output to a
@@ -27,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,11 +55,13 @@ with exact statistics, in a catalog (no data file is stored; rebuild
 builds one again from the partition).
 
 Usage:
-  segviz-lake index   --catalog CATALOG [--once] [--table NAME] [--history H] DIR
+  segviz-lake index   --catalog CATALOG [--once] [--table NAME] [--history H] SOURCE
   segviz-lake files   --catalog CATALOG [--table NAME] [--where EXPR] [--expired] [--json]
-  segviz-lake rebuild --catalog CATALOG --dir DIR [-o FILE] FILE-ID > f.parquet
+  segviz-lake rebuild --catalog CATALOG --dir DIR|--broker kafka://… [-o FILE] FILE-ID > f.parquet
 
-CATALOG is sqlite:PATH or postgres://… . "segviz-lake COMMAND --help"
+CATALOG is sqlite:PATH or postgres://… . SOURCE is a partition (or log)
+directory or kafka://HOST:PORT[,HOST:PORT…]/TOPIC, a live cluster's
+topic. "segviz-lake COMMAND --help"
 describes a command.
 
 Exit codes: 0 ok, 1 problem found (checksum mismatch), 2 usage,
@@ -157,22 +162,41 @@ func validCatalog(spec string) bool {
 
 // ---- index
 
-const indexHelp = `Usage: segviz-lake index --catalog CATALOG [--once] [--table NAME] [--history H] DIR
+const indexHelp = `Usage: segviz-lake index --catalog CATALOG [--once] [--table NAME] [--history H]
+                         [--partition-discovery D] SOURCE
 
-Indexes the committed records of Kafka partitions into the catalog. DIR is
-a partition directory (TOPIC-N) or a log directory holding partition
-directories (each live TOPIC-N in it; renamed -delete/-future ones are
-left out). Every partition gets an indexer (under its lease in the
-catalog); a partition never indexed starts at its last stable offset and
-backfills the history before it.
+Indexes the committed records of Kafka partitions into the catalog.
+SOURCE is one of
+
+  DIR                          a partition directory (TOPIC-N), or a log
+                               directory holding partition directories
+                               (each live TOPIC-N in it; renamed
+                               -delete/-future ones are left out), read
+                               with segkit's engine, read-only: a copy, or
+                               a broker's live directory
+  kafka://HOST:PORT[,…]/TOPIC  every partition of TOPIC on a live cluster,
+                               read as a read_committed consumer reads
+                               (Fetch and ListOffsets to each partition's
+                               leader; plain TCP, no authentication)
+
+Every partition gets an indexer (under its lease in the catalog); a
+partition never indexed starts at its last stable offset and backfills
+the history before it (--history). Both sources give the same files for
+the same partition.
 
 Without --once it runs until stopped (SIGINT, SIGTERM), following the
-partitions; with --once it indexes each partition up to its last stable
-offset, backfill included, and exits. Progress goes to stderr when stderr
-is a terminal, nothing otherwise.
+partitions (and, from a cluster, indexing a partition added to the topic
+later, looked for every --partition-discovery); with --once it indexes
+each partition up to its last stable offset, backfill included, and
+exits. Progress goes to
+stderr when stderr is a terminal, nothing otherwise.
+
+  segviz-lake index --catalog sqlite:cat.db --once /var/lib/kafka/orders-0
+  segviz-lake index --catalog postgres://lake@db/lake kafka://k1:9092,k2:9092/orders
 
 Exit codes: 0 ok (or stopped), 2 usage, 3 failure (a partition's indexer
-failed, or its lease is held by another indexer under --once).
+failed, the cluster could not be reached, or a lease is held by another
+indexer under --once).
 
 Flags:
 `
@@ -248,40 +272,61 @@ func parseHistory(s string) (lake.History, error) {
 	return lake.History{}, fmt.Errorf("--history %q: want all, none or since=RFC3339-TIME", s)
 }
 
+// indexJob is one partition's indexer.
+type indexJob struct {
+	name      string // the partition directory, or the kafka:// URL
+	table     string
+	partition int32
+	x         *lake.Indexer
+	err       error
+}
+
 func cmdIndex(e env, args []string) int {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	catSpec := fs.String("catalog", "", "the catalog: sqlite:PATH or postgres://…")
 	once := fs.Bool("once", false, "index up to the last stable offset, backfill included, and exit")
 	table := fs.String("table", "", "the table name (default: the topic's); with a log directory, only the topic of that name")
 	history := fs.String("history", "all", "the history a new partition backfills: all, none, or since=RFC3339-TIME")
+	discover := fs.Duration("partition-discovery", 30*time.Second, "from a cluster without --once: how often to look for partitions added to the topic")
 	if c := parseFlags(e, fs, indexHelp, args); c >= 0 {
 		return c
 	}
 	if !validCatalog(*catSpec) {
 		return usageErr(e, "index", "--catalog sqlite:PATH or postgres://… is required")
 	}
+	if *discover <= 0 {
+		return usageErr(e, "index", "--partition-discovery %v: want a positive duration", *discover)
+	}
 	if fs.NArg() != 1 {
-		return usageErr(e, "index", "want one DIR, got %d arguments", fs.NArg())
+		return usageErr(e, "index", "want one SOURCE (a directory or kafka://HOST:PORT/TOPIC), got %d arguments", fs.NArg())
 	}
 	h, err := parseHistory(*history)
 	if err != nil {
 		return usageErr(e, "index", "%v", err)
 	}
-	parts, err := partitionsOf(fs.Arg(0))
-	if err != nil {
-		return failure(e, "index", err)
-	}
-	if *table != "" && len(parts) > 1 {
-		var keep []partitionDir
-		for _, p := range parts {
-			if p.tp.Topic == *table {
-				keep = append(keep, p)
+	source := fs.Arg(0)
+	var bu brokerURL
+	var parts []partitionDir
+	if isBrokerURL(source) {
+		if bu, err = parseBrokerURL(source); err != nil {
+			return usageErr(e, "index", "%v", err)
+		}
+	} else {
+		if parts, err = partitionsOf(source); err != nil {
+			return failure(e, "index", err)
+		}
+		if *table != "" && len(parts) > 1 {
+			var keep []partitionDir
+			for _, p := range parts {
+				if p.tp.Topic == *table {
+					keep = append(keep, p)
+				}
 			}
+			if len(keep) == 0 {
+				return failure(e, "index", fmt.Errorf("%s holds no partition of topic %q", source, *table))
+			}
+			parts = keep
 		}
-		if len(keep) == 0 {
-			return failure(e, "index", fmt.Errorf("%s holds no partition of topic %q", fs.Arg(0), *table))
-		}
-		parts = keep
 	}
 	ctx := e.ctx
 	cat, err := openCatalog(ctx, *catSpec)
@@ -289,34 +334,117 @@ func cmdIndex(e env, args []string) int {
 		return failure(e, "index", err)
 	}
 	defer cat.Close()
-
-	type job struct {
-		p     partitionDir
-		table string
-		x     *lake.Indexer
-		src   *lake.DirSource
-	}
-	var jobs []*job
-	for _, p := range parts {
-		src, err := lake.OpenDir(vfs.OS(), p.path)
-		if err != nil {
-			for _, j := range jobs {
-				j.src.Close()
-			}
-			return failure(e, "index", err)
-		}
-		name := p.tp.Topic
+	options := func(topic string, p int32) lake.Options {
+		name := topic
 		if *table != "" {
 			name = *table
 		}
-		o := lake.Options{Table: name, Partition: p.tp.Partition, History: h}
-		jobs = append(jobs, &job{p: p, table: name, x: lake.NewIndexer(cat, src, o), src: src})
+		return lake.Options{Table: name, Partition: p, History: h}
 	}
-	defer func() {
-		for _, j := range jobs {
-			j.src.Close()
+
+	// A partition that fails stops the others: the exit code says so.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex // guards jobs
+		jobs []*indexJob
+		wg   sync.WaitGroup
+	)
+	// start runs j's indexer; the caller holds a count in wg, or is
+	// counted in it, so that Add never races Wait.
+	start := func(j *indexJob) {
+		mu.Lock()
+		jobs = append(jobs, j)
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if *once {
+				j.err = j.x.Once(runCtx)
+			} else {
+				j.err = j.x.Run(runCtx)
+			}
+			if j.err != nil {
+				cancel()
+			}
+		}()
+	}
+	var brokerPartitions []int32
+	if bu.topic != "" {
+		cl, err := bu.client()
+		if err != nil {
+			return failure(e, "index", err)
 		}
-	}()
+		defer cl.Close()
+		if brokerPartitions, err = lake.TopicPartitions(ctx, cl, bu.topic); err != nil {
+			return failure(e, "index", fmt.Errorf("%s: %v", bu, err))
+		}
+		var srcs []*lake.BrokerSource
+		for _, p := range brokerPartitions {
+			src, err := bu.open(ctx, cl, p)
+			if err != nil {
+				return failure(e, "index", err)
+			}
+			srcs = append(srcs, src)
+		}
+		for i, p := range brokerPartitions {
+			start(&indexJob{name: bu.String(), table: options(bu.topic, p).Table, partition: p, x: lake.NewIndexer(cat, srcs[i], options(bu.topic, p))})
+		}
+		if !*once {
+			// A partition added to the topic later starts at its last
+			// stable offset, as a new partition of an indexed table.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				known := map[int32]bool{}
+				for _, p := range brokerPartitions {
+					known[p] = true
+				}
+				tick := time.NewTicker(*discover)
+				defer tick.Stop()
+				for {
+					select {
+					case <-runCtx.Done():
+						return
+					case <-tick.C:
+					}
+					ps, err := lake.TopicPartitions(runCtx, cl, bu.topic)
+					if err != nil {
+						continue // the next look may reach the cluster
+					}
+					for _, p := range ps {
+						if known[p] {
+							continue
+						}
+						src, err := bu.open(runCtx, cl, p)
+						if err != nil {
+							continue
+						}
+						known[p] = true
+						start(&indexJob{name: bu.String(), table: options(bu.topic, p).Table, partition: p, x: lake.NewIndexer(cat, src, options(bu.topic, p))})
+					}
+				}
+			}()
+		}
+	} else {
+		var srcs []*lake.DirSource
+		defer func() {
+			for _, s := range srcs {
+				s.Close()
+			}
+		}()
+		for _, p := range parts {
+			src, err := lake.OpenDir(vfs.OS(), p.path)
+			if err != nil {
+				return failure(e, "index", err)
+			}
+			srcs = append(srcs, src)
+		}
+		for i, p := range parts {
+			o := options(p.tp.Topic, p.tp.Partition)
+			start(&indexJob{name: p.path, table: o.Table, partition: p.tp.Partition, x: lake.NewIndexer(cat, srcs[i], o)})
+		}
+	}
 
 	done := make(chan struct{})
 	var progress sync.WaitGroup
@@ -332,13 +460,16 @@ func cmdIndex(e env, args []string) int {
 					return
 				case <-tick.C:
 				}
+				mu.Lock()
+				js := slices.Clone(jobs)
+				mu.Unlock()
 				// From the catalog: an Indexer belongs to its goroutine.
 				var parts []string
-				for _, j := range jobs {
-					s := fmt.Sprintf("%s-%d starting", j.table, j.p.tp.Partition)
+				for _, j := range js {
+					s := fmt.Sprintf("%s-%d starting", j.table, j.partition)
 					if id, err := cat.Table(ctx, j.table); err == nil {
-						if st, ok, err := cat.State(ctx, id, j.p.tp.Partition); err == nil && ok {
-							s = fmt.Sprintf("%s-%d [%d, %d)", j.table, j.p.tp.Partition, st.Start, st.End)
+						if st, ok, err := cat.State(ctx, id, j.partition); err == nil && ok {
+							s = fmt.Sprintf("%s-%d [%d, %d)", j.table, j.partition, st.Start, st.End)
 							if st.BackfillTo < st.Start {
 								s += fmt.Sprintf(" backfill to %d", st.BackfillTo)
 							}
@@ -351,25 +482,6 @@ func cmdIndex(e env, args []string) int {
 		}()
 	}
 
-	// A partition that fails stops the others: the exit code says so.
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if *once {
-				errs[i] = j.x.Once(runCtx)
-			} else {
-				errs[i] = j.x.Run(runCtx)
-			}
-			if errs[i] != nil {
-				cancel()
-			}
-		}()
-	}
 	wg.Wait()
 	close(done)
 	progress.Wait()
@@ -377,20 +489,19 @@ func cmdIndex(e env, args []string) int {
 		fmt.Fprint(e.stderr, "\r\x1b[K")
 	}
 	code := exitOK
-	for i, err := range errs {
-		j := jobs[i]
+	for _, j := range jobs {
 		stopped := e.ctx.Err() != nil // asked to stop: errors of stopping are not failures
 		switch {
-		case err == nil, stopped && !errors.Is(err, lake.ErrLeaseLost):
+		case j.err == nil, stopped && !errors.Is(j.err, lake.ErrLeaseLost):
 			if e.stderrTTY {
 				st := j.x.State()
-				fmt.Fprintf(e.stderr, "%s-%d: indexed [%d, %d)\n", j.table, j.p.tp.Partition, st.Start, st.End)
+				fmt.Fprintf(e.stderr, "%s-%d: indexed [%d, %d)\n", j.table, j.partition, st.Start, st.End)
 			}
-		case errors.Is(err, context.Canceled):
-			fmt.Fprintf(e.stderr, "segviz-lake index: %s (table %s partition %d): stopped, as another partition failed\n", j.p.path, j.table, j.p.tp.Partition)
+		case errors.Is(j.err, context.Canceled):
+			fmt.Fprintf(e.stderr, "segviz-lake index: %s (table %s partition %d): stopped, as another partition failed\n", j.name, j.table, j.partition)
 			code = exitFailure
 		default:
-			fmt.Fprintf(e.stderr, "segviz-lake index: %s (table %s partition %d): %v\n", j.p.path, j.table, j.p.tp.Partition, err)
+			fmt.Fprintf(e.stderr, "segviz-lake index: %s (table %s partition %d): %v\n", j.name, j.table, j.partition, j.err)
 			code = exitFailure
 		}
 	}
@@ -608,13 +719,14 @@ func cmdFiles(e env, args []string) int {
 
 // ---- rebuild
 
-const rebuildHelp = `Usage: segviz-lake rebuild --catalog CATALOG --dir DIR [-o FILE] FILE-ID > f.parquet
+const rebuildHelp = `Usage: segviz-lake rebuild --catalog CATALOG --dir DIR|--broker kafka://HOST:PORT/TOPIC [-o FILE] FILE-ID > f.parquet
 
 Builds the data file FILE-ID (an id of "segviz-lake files") again from
 the partition and writes its bytes to stdout (or FILE), after checking
 them against the catalog's SHA-256: on a mismatch nothing is written.
 DIR is the partition directory, or the log directory holding it
-(TABLE-PARTITION, for a table named after its topic). The file is built
+(TABLE-PARTITION, for a table named after its topic); --broker reads the
+file's partition of TOPIC from a live cluster instead (read_committed). The file is built
 with the indexer's default granularity and field limit, as
 "segviz-lake index" indexes. It refuses to write the bytes to a
 terminal.
@@ -631,6 +743,7 @@ func cmdRebuild(e env, args []string) int {
 	fs := flag.NewFlagSet("rebuild", flag.ContinueOnError)
 	catSpec := fs.String("catalog", "", "the catalog: sqlite:PATH or postgres://…")
 	dir := fs.String("dir", "", "the partition directory (or the log directory holding it)")
+	broker := fs.String("broker", "", "the topic on a live cluster: kafka://HOST:PORT[,HOST:PORT…]/TOPIC")
 	out := fs.String("o", "", "write to FILE instead of stdout")
 	if c := parseFlags(e, fs, rebuildHelp, args); c >= 0 {
 		return c
@@ -638,8 +751,15 @@ func cmdRebuild(e env, args []string) int {
 	if !validCatalog(*catSpec) {
 		return usageErr(e, "rebuild", "--catalog sqlite:PATH or postgres://… is required")
 	}
-	if *dir == "" {
-		return usageErr(e, "rebuild", "--dir DIR is required (the catalog stores no data, only where it came from)")
+	if (*dir == "") == (*broker == "") {
+		return usageErr(e, "rebuild", "one of --dir DIR and --broker kafka://HOST:PORT/TOPIC is required (the catalog stores no data, only where it came from)")
+	}
+	var bu brokerURL
+	if *broker != "" {
+		var err error
+		if bu, err = parseBrokerURL(*broker); err != nil {
+			return usageErr(e, "rebuild", "--broker %v", err)
+		}
 	}
 	if fs.NArg() != 1 {
 		return usageErr(e, "rebuild", "want one FILE-ID, got %d arguments", fs.NArg())
@@ -671,15 +791,29 @@ func cmdRebuild(e env, args []string) int {
 			name = n
 		}
 	}
-	path, err := partitionPath(*dir, name, f.Partition)
-	if err != nil {
-		return failure(e, "rebuild", err)
+	var src lake.Source
+	path := ""
+	if bu.topic != "" {
+		cl, err := bu.client()
+		if err != nil {
+			return failure(e, "rebuild", err)
+		}
+		defer cl.Close()
+		if src, err = bu.open(ctx, cl, f.Partition); err != nil {
+			return failure(e, "rebuild", err)
+		}
+		path = fmt.Sprintf("%s partition %d", bu, f.Partition)
+	} else {
+		if path, err = partitionPath(*dir, name, f.Partition); err != nil {
+			return failure(e, "rebuild", err)
+		}
+		ds, err := lake.OpenDir(vfs.OS(), path)
+		if err != nil {
+			return failure(e, "rebuild", err)
+		}
+		defer ds.Close()
+		src = ds
 	}
-	src, err := lake.OpenDir(vfs.OS(), path)
-	if err != nil {
-		return failure(e, "rebuild", err)
-	}
-	defer src.Close()
 	b, err := lake.Rebuild(ctx, cat, src, f.Table, f, lake.Options{})
 	if errors.Is(err, lake.ErrChecksum) {
 		fmt.Fprintf(e.stderr, "segviz-lake rebuild: %v (from %s); nothing written\n", err, path)
