@@ -23,10 +23,13 @@ import (
 // brokerTopics are the topics of TestBrokerMatchesDir: orders has two
 // partitions with transactions (committed, aborted, one left open) and
 // plain records across several hours; accounts is compacted by the
-// broker's cleaner (compaction gaps).
+// broker's cleaner (compaction gaps); bulk holds several fetches' worth
+// (fetchBytes each) of records, with aborted transactions that straddle
+// the fetches' ends.
 const (
 	brokerOrders   = "orders"
 	brokerAccounts = "accounts"
+	brokerBulk     = "bulk"
 )
 
 // TestBrokerMatchesDir is "read from the oracle's live broker equals read
@@ -136,6 +139,28 @@ func TestBrokerMatchesDir(t *testing.T) {
 		}
 		produce(cl, a)
 	}
+	// bulk: 4,000 records of 1 KiB in batches of 50, every fifth batch
+	// in a transaction, every other one of those aborted (8 of 16).
+	create(brokerBulk, 1, nil)
+	for b := range 80 {
+		var recs []*kgo.Record
+		for j := range 50 {
+			i := b*50 + j
+			recs = append(recs, &kgo.Record{Topic: brokerBulk, Key: []byte(strconv.Itoa(i)), Timestamp: start.Add(time.Duration(i) * 100 * time.Millisecond),
+				Value: []byte(fmt.Sprintf(`{"i":%d,"pad":"%s"}`, i, strings.Repeat("p", 1000)))})
+		}
+		if b%5 != 4 {
+			produce(cl, recs...)
+			continue
+		}
+		if err := tx.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		produce(tx, recs...)
+		if err := tx.EndTransaction(ctx, kgo.TransactionEndTry(b%10 == 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// A transaction left open at the end: the last stable offset stays
 	// below the high watermark, for both sources.
 	if err := tx.BeginTransaction(); err != nil {
@@ -153,7 +178,17 @@ func TestBrokerMatchesDir(t *testing.T) {
 		topic string
 		p     int32
 	}
-	parts := []part{{brokerAccounts, 0}}
+	// bulk's files hold 256 KiB each, its backfill chunks 1,000 offsets:
+	// ranges across fetches.
+	options := func(p part) Options {
+		po := o
+		po.Table, po.Partition = p.topic, p.p
+		if p.topic == brokerBulk {
+			po.FileBytes, po.BackfillOffsets = 256<<10, 1000
+		}
+		return po
+	}
+	parts := []part{{brokerAccounts, 0}, {brokerBulk, 0}}
 	ps, err := TopicPartitions(ctx, cl, brokerOrders)
 	if err != nil {
 		t.Fatal(err)
@@ -178,8 +213,7 @@ func TestBrokerMatchesDir(t *testing.T) {
 		if lso[p], err = src.LastStableOffset(); err != nil {
 			t.Fatal(err)
 		}
-		po := o
-		po.Table, po.Partition = p.topic, p.p
+		po := options(p)
 		if err := NewIndexer(fromBroker, src, po).Once(ctx); err != nil {
 			t.Fatalf("%s-%d from the broker: %v", p.topic, p.p, err)
 		}
@@ -203,8 +237,7 @@ func TestBrokerMatchesDir(t *testing.T) {
 		if got, _ := src.LastStableOffset(); got != lso[p] {
 			t.Errorf("%s-%d: the directory's last stable offset is %d, the broker said %d", p.topic, p.p, got, lso[p])
 		}
-		po := o
-		po.Table, po.Partition = p.topic, p.p
+		po := options(p)
 		if err := NewIndexer(fromDir, src, po).Once(ctx); err != nil {
 			t.Fatalf("%s-%d from the directory: %v", p.topic, p.p, err)
 		}
@@ -237,6 +270,10 @@ func TestBrokerMatchesDir(t *testing.T) {
 		case brokerAccounts:
 			if rows >= lso[p] {
 				t.Errorf("accounts-0: %d rows below offset %d: the cleaner left no compaction gap", rows, lso[p])
+			}
+		case brokerBulk:
+			if want := int64(4000 - 8*50); rows != want {
+				t.Errorf("bulk-0: %d rows, want %d (the records of the 8 aborted transactions left out)", rows, want)
 			}
 		case brokerOrders:
 			if len(buckets) < 3 || trig[TriggerBytes] == 0 || trig[TriggerBucket] == 0 {
