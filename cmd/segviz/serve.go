@@ -23,7 +23,7 @@ import (
 	"github.com/segkit/segkit/vfs"
 )
 
-const serveHelp = `Usage: segviz serve [--addr host:port] [--allow-host NAME]... [--wasm auto|off] [--remote URI] [DIR]
+const serveHelp = `Usage: segviz serve [--addr host:port] [--allow-host NAME]... [--wasm auto|off] [--remote URI] [--lake CATALOG] [DIR]
        segviz                      (the same as "segviz serve": the demo)
        segviz serve --export-demo DIR
 
@@ -49,6 +49,20 @@ ones, marked "remote" (only in the remote store) or "copied" (on local
 disk and in the remote), and every view reads the remote segments below
 the local ones as the partition's: batches, records, bytes, indexes,
 verification. The remote is served read-only too.
+
+With --lake CATALOG (sqlite:PATH or a postgres:// URL, as for segviz
+lake), an "indexed" lane under the strip draws the indexer's data files
+over the segments: each file's offset range, its time bucket, expired
+files apart, and on a click its statistics (rows, bytes, checksum, and
+per column the type, min, max, nulls and NaNs). segviz runs
+"segviz-lake files --catalog CATALOG --expired --json" (segviz-lake must
+be on PATH: see segviz lake --help) when the page asks, at each load,
+Reload or refresh of the lane, so that a running indexer's new files
+appear; it keeps the files of the partition shown (the catalog's table
+named after the topic, and the partition of the directory's name
+TOPIC-PARTITION). One run at a time, within 30 s and 64 MiB of output.
+If segviz-lake is not installed or fails, segviz says so on start-up and
+in the lane, and serves the rest of the page.
 
 The page can also open partition files from your disk (drop a folder or
 its files on it, or choose them): they are parsed in the browser by the
@@ -93,6 +107,7 @@ Examples:
   segviz serve /var/kafka-logs
   segviz serve --addr 127.0.0.1:8080 /var/kafka-logs/payments-0
   segviz serve --addr 0.0.0.0:8080 --allow-host kafka1.example.com /var/kafka-logs
+  segviz serve --lake sqlite:/var/lib/segviz/catalog.db /var/kafka-logs/payments-0
 `
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -103,8 +118,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var allow hostList
 	fs.Var(&allow, "allow-host", "also answer requests whose Host is `NAME` (repeatable)")
 	remote := fs.String("remote", "", "show DIR's remote segments too: file://DIR, a LocalTieredStorage directory")
+	lakeCat := fs.String("lake", "", "show the indexer's data files of `CATALOG` (sqlite:PATH or postgres://…) in an indexed lane; runs segviz-lake from PATH")
 	if code := parseFlags(fs, args, stdout); code >= 0 {
 		return code
+	}
+	if *lakeCat != "" && !validLakeCatalog(*lakeCat) {
+		fmt.Fprintf(stderr, "segviz serve: --lake %q: want sqlite:PATH or postgres://…\n", redactCatalog(*lakeCat))
+		return exitUsage
 	}
 	if *remote != "" && fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "segviz serve: --remote needs a partition directory")
@@ -135,7 +155,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := serveOptions{addr: *addr, wasm: *wasm == "auto", allowHosts: allow, remote: *remote}
+	opts := serveOptions{addr: *addr, wasm: *wasm == "auto", allowHosts: allow, remote: *remote, lake: *lakeCat}
 	if fs.NArg() == 1 {
 		opts.dir = fs.Arg(0)
 	}
@@ -165,7 +185,9 @@ type serveOptions struct {
 	dir  string // "" for the demo
 	// remote is --remote's URI, "" for none.
 	remote string
-	wasm   bool
+	// lake is --lake's catalog, "" for none.
+	lake string
+	wasm bool
 	// allowHosts are the --allow-host names.
 	allowHosts []string
 	// timeouts override web's default connection timeouts (tests).
@@ -225,6 +247,13 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 		cfg.WASM = b
 	}
 	srv := web.NewServer(cfg)
+	// /api/lake sits in front of web's handler: the indexer's files come
+	// from segviz-lake, which the viz engine knows nothing of.
+	lake := newLakeEndpoint(o.lake, sess, cfg.AllowedHosts)
+	if o.lake != "" {
+		lake.checkLake(stderr)
+	}
+	srv.Handler = lake.wrap(srv.Handler)
 	url := "http://" + urlHost(ln.Addr().(*net.TCPAddr), host) + "/"
 	fmt.Fprintf(stdout, "segviz: serving %s at %s\n", what, url)
 	if o.ready != nil {

@@ -1,5 +1,6 @@
 // segviz's page: the partition timeline (the segment strip and, under it,
-// the lane of the timeline's instants), and the tabs (segment detail,
+// the indexer's data files over the segments, with --lake, and the lane of
+// the timeline's instants), and the tabs (segment detail,
 // index plots, retention what-if, compaction what-if, verification). Plain
 // modules, no framework; the data comes from an engine (engine.js):
 // segviz's JSON API for served partitions, the WASM engine for dropped
@@ -12,6 +13,7 @@ import { PlotsView } from "./plots.js";
 import { RetentionView } from "./retention.js";
 import { CompactionView } from "./compaction.js";
 import { TimelineLane } from "./lane.js";
+import { IndexedLane } from "./indexed.js";
 import { VerifyView } from "./verify.js";
 
 // SegmentScan pages through one segment's entries (the scan method) and
@@ -71,6 +73,7 @@ class App {
     this.compactionView = new CompactionView(this, $("#panel-compaction"));
     this.verifyView = new VerifyView(this, $("#panel-verify"));
     this.lane = new TimelineLane(this);
+    this.indexed = new IndexedLane(this);
   }
 
   call(method, params) {
@@ -279,6 +282,7 @@ class App {
     this.renderOverview();
     this.renderTimeline();
     this.lane.load(gen);
+    this.indexed.load(gen);
     this.segmentView.clearWhy();
     if (!document.body.dataset.firstRender) document.body.dataset.firstRender = String(Math.round(performance.now()));
     const first = part.segments.find((s) => s.baseOffset <= part.logStartOffset && part.logStartOffset < s.nextOffset) || part.segments[0];
@@ -461,6 +465,7 @@ class App {
     });
     tl.dataset.segments = String(p.segments.length);
     this.updateCensus();
+    this.indexed.layout();
   }
 
   setPlan(plan) {
