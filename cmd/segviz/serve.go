@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path"
@@ -246,14 +247,14 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) int {
 		closers = append([]func(){b.Stop}, closers...)
 		cfg.WASM = b
 	}
-	srv := web.NewServer(cfg)
-	// /api/lake sits in front of web's handler: the indexer's files come
+	// /api/lake is segviz's, beside web's API: the indexer's files come
 	// from segviz-lake, which the viz engine knows nothing of.
-	lake := newLakeEndpoint(o.lake, sess, cfg.AllowedHosts)
+	lake := newLakeEndpoint(o.lake, sess)
 	if o.lake != "" {
 		lake.checkLake(stderr)
 	}
-	srv.Handler = lake.wrap(srv.Handler)
+	cfg.Extra = map[string]http.Handler{lakePath: lake}
+	srv := web.NewServer(cfg)
 	url := "http://" + urlHost(ln.Addr().(*net.TCPAddr), host) + "/"
 	fmt.Fprintf(stdout, "segviz: serving %s at %s\n", what, url)
 	if o.ready != nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -127,23 +126,14 @@ type lakeJSON struct {
 type lakeEndpoint struct {
 	catalog string
 	sess    *viz.Session
-	// allowed are the Host names besides the loopback ones: the checks of
-	// web.Handler, which this endpoint sits in front of.
-	allowed map[string]bool
 	// slot lets one run of segviz-lake at a time.
 	slot chan struct{}
 	// lookPath finds segviz-lake (exec.LookPath; tests may swap it).
 	lookPath func(string) (string, error)
 }
 
-func newLakeEndpoint(catalog string, sess *viz.Session, allowed []string) *lakeEndpoint {
-	l := &lakeEndpoint{catalog: catalog, sess: sess, allowed: map[string]bool{}, slot: make(chan struct{}, 1), lookPath: exec.LookPath}
-	for _, h := range allowed {
-		if h = lakeHostName(h); h != "" {
-			l.allowed[h] = true
-		}
-	}
-	return l
+func newLakeEndpoint(catalog string, sess *viz.Session) *lakeEndpoint {
+	return &lakeEndpoint{catalog: catalog, sess: sess, slot: make(chan struct{}, 1), lookPath: exec.LookPath}
 }
 
 // validLakeCatalog reports a CATALOG segviz-lake takes.
@@ -164,37 +154,13 @@ func redactCatalog(spec string) string {
 	return u.Redacted()
 }
 
-// wrap returns next with lakePath answered by l.
-func (l *lakeEndpoint) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != lakePath {
-			next.ServeHTTP(w, r)
-			return
-		}
-		l.ServeHTTP(w, r)
-	})
-}
-
-// ServeHTTP answers /api/lake?dir=DIR with the same rules as the rest of
-// the API (web.Handler): GET and HEAD only, the Host allow-list, JSON
-// answers with {"error"} and a status: 400 no dir, 404 a directory not
+// ServeHTTP answers /api/lake?dir=DIR, behind web.Handler's rules (GET
+// and HEAD only, the Host allow-list: it is one of its Config.Extra), with
+// JSON answers with {"error"} and a status: 400 no dir, 404 a directory not
 // served, 503 segviz-lake not installed (or busy: with Retry-After), 502
 // segviz-lake failed.
 func (l *lakeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
-	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
-	hd.Set("Cache-Control", "no-store")
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		hd.Set("Allow", "GET, HEAD")
-		http.Error(w, "segviz serves read-only: only GET and HEAD", http.StatusMethodNotAllowed)
-		return
-	}
-	if !l.allowedHost(r.Host) {
-		http.Error(w, "segviz answers only requests for localhost, a loopback address, the address it listens on, or a name given with --allow-host", http.StatusMisdirectedRequest)
-		return
-	}
+	w.Header().Set("Cache-Control", "no-store")
 	if l.catalog == "" {
 		lakeWriteJSON(w, http.StatusOK, lakeJSON{Enabled: false, Files: []lakeFile{}})
 		return
@@ -222,7 +188,7 @@ func (l *lakeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	select {
 	case l.slot <- struct{}{}:
 	case <-time.After(lakeQueueWait):
-		hd.Set("Retry-After", strconv.Itoa(web.RetryAfter))
+		w.Header().Set("Retry-After", strconv.Itoa(web.RetryAfter))
 		lakeError(w, http.StatusServiceUnavailable, "segviz is busy running segviz-lake for another request; try again")
 		return
 	case <-r.Context().Done():
@@ -346,30 +312,6 @@ func boundText(raw json.RawMessage) *string {
 		return &str
 	}
 	return &s
-}
-
-// allowedHost is web.Handler's Host check: the loopback names, and the
-// names of --addr and --allow-host.
-func (l *lakeEndpoint) allowedHost(host string) bool {
-	host = lakeHostName(host)
-	if host == "localhost" || l.allowed[host] {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// lakeHostName is the host of a Host header, lower case, without the port
-// and brackets; "" for a wildcard address, which no Host should name.
-func lakeHostName(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		return ""
-	}
-	return host
 }
 
 func lakeError(w http.ResponseWriter, status int, msg string) {

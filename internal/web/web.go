@@ -51,6 +51,11 @@ type Config struct {
 	Limits Limits
 	// Timeouts bound the connections of the server NewServer returns.
 	Timeouts Timeouts
+	// Extra are more endpoints, by ServeMux pattern (segviz serve's
+	// /api/lake), served behind the same rules as the rest: GET and HEAD
+	// only, the Host allow-list, the security headers. A pattern more
+	// specific than the API's /api/{method} takes its path.
+	Extra map[string]http.Handler
 }
 
 // Limits bound the decode and verify work of the API (every method but
@@ -174,6 +179,9 @@ func NewHandler(cfg Config) *Handler {
 	h.mux.HandleFunc("/wasm/status", h.wasmStatus)
 	h.mux.HandleFunc("/wasm/segkit.wasm", h.wasmFile)
 	h.mux.HandleFunc("/wasm/wasm_exec.js", h.wasmFile)
+	for pattern, x := range cfg.Extra {
+		h.mux.Handle(pattern, x)
+	}
 	return h
 }
 
