@@ -557,10 +557,10 @@ func (t *Tier) DeleteRemote() (int, error) {
 }
 
 // MaxIndexBytes bounds a remote offset index read by the read path.
-var MaxIndexBytes int64 = 64 << 20
+const MaxIndexBytes int64 = 64 << 20
 
 // MaxEntryBytes bounds one log entry the read path fetches whole.
-var MaxEntryBytes int64 = 128 << 20
+const MaxEntryBytes int64 = 128 << 20
 
 // ReadResult is what Read returns.
 type ReadResult struct {
