@@ -28,7 +28,11 @@
 // expiry — in the same transaction that writes, and a writer without it
 // gets a *LeaseError matching ErrLeaseLost and adds nothing. An indexer
 // that loses its lease stops at once (Run returns the error); another
-// takes the partition when the lease expires.
+// takes the partition when the lease expires. Expiry is judged by one
+// clock: on PostgreSQL the server's (clock_timestamp(), read in the
+// transaction that takes, renews or checks the lease), so indexers on
+// machines whose clocks disagree still agree on the holder; on SQLite,
+// one machine's; StoreOptions.Clock overrides both (tests).
 //
 // Where it starts: a partition never indexed starts at its last stable
 // offset, and backfill reads what came before (History: all, the

@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"testing"
+	"time"
 )
 
 // opener opens an empty catalog for a test.
@@ -88,4 +90,55 @@ func requirePostgres(t *testing.T) {
 		t.Fatal("SEGKIT_POSTGRES_URL is not set (required under CI=true: scripts/test.sh starts a server with scripts/postgres.sh)")
 	}
 	t.Skip("SEGKIT_POSTGRES_URL is not set: the PostgreSQL catalog tests need a server (see README.md)")
+}
+
+// TestPostgresServerClock: without StoreOptions.Clock a PostgreSQL
+// catalog judges leases by the server's clock (one clock for every
+// indexer, whatever their machines' clocks say): a lease expires at the
+// server's time of taking it plus the TTL, and only then may another
+// owner take it.
+func TestPostgresServerClock(t *testing.T) {
+	requirePostgres(t)
+	ctx := context.Background()
+	cat := openPostgres(t, nil)
+	if !cat.serverClock {
+		t.Fatal("a PostgreSQL store without a Clock does not use the server's clock")
+	}
+	table, err := cat.Table(ctx, "clock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverNow := func() time.Time {
+		var ms int64
+		if err := cat.DB().QueryRowContext(ctx, `SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)`).Scan(&ms); err != nil {
+			t.Fatal(err)
+		}
+		return time.UnixMilli(ms)
+	}
+	const ttl = 1500 * time.Millisecond
+	before := serverNow()
+	l, err := cat.AcquireLease(ctx, table, 0, "a", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := serverNow()
+	if l.ExpiresAt.Before(before.Add(ttl)) || l.ExpiresAt.After(after.Add(ttl)) {
+		t.Errorf("lease expires at %v; the server's clock said %v to %v, plus the TTL %v", l.ExpiresAt, before, after, ttl)
+	}
+	if _, err := cat.AcquireLease(ctx, table, 0, "b", ttl); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("b took a's unexpired lease: %v", err)
+	}
+	for serverNow().Before(l.ExpiresAt) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	lb, err := cat.AcquireLease(ctx, table, 0, "b", ttl)
+	if err != nil {
+		t.Fatalf("b could not take the lease after it expired by the server's clock: %v", err)
+	}
+	if lb.Token <= l.Token {
+		t.Errorf("b's token %d, a's %d: want a newer one", lb.Token, l.Token)
+	}
+	if _, err := cat.RenewLease(ctx, l, ttl); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("a renewed a lease b holds: %v", err)
+	}
 }

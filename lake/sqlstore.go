@@ -32,9 +32,12 @@ const (
 
 // StoreOptions tune a SQLStore. The zero value uses the wall clock.
 type StoreOptions struct {
-	// Clock decides lease expiry. All indexers sharing a catalog must
-	// agree on time: with PostgreSQL across machines, keep their clocks
-	// synchronised (NTP); leases are 30 s, far above clock skew.
+	// Clock decides lease expiry, and stamps snapshots. When nil, a
+	// PostgreSQL store judges leases by the server's clock
+	// (clock_timestamp(), read in the transaction that checks or takes
+	// the lease), so that indexers on machines whose clocks disagree
+	// still agree on who holds a partition; SQLite, on one machine, by
+	// the wall clock.
 	Clock Clock
 	// Author is written in ducklake_snapshot_changes.author.
 	Author string
@@ -49,13 +52,15 @@ type SQLStore struct {
 	dialect Dialect
 	clock   Clock
 	author  string
+	// serverClock: leases are judged by the database server's clock.
+	serverClock bool
 }
 
 var _ Catalog = (*SQLStore)(nil)
 
 // NewSQLStore creates the schema (if needed) in db and returns the store.
 func NewSQLStore(ctx context.Context, db *sql.DB, d Dialect, o StoreOptions) (*SQLStore, error) {
-	s := &SQLStore{db: db, dialect: d, clock: o.Clock, author: o.Author}
+	s := &SQLStore{db: db, dialect: d, clock: o.Clock, author: o.Author, serverClock: o.Clock == nil && d == Postgres}
 	if s.clock == nil {
 		s.clock = wallClock{}
 	}
@@ -104,6 +109,19 @@ func (s *SQLStore) q(query string) string {
 }
 
 func (s *SQLStore) now() int64 { return s.clock.Now().UnixMilli() }
+
+// leaseNow is the time leases are judged by, in ms, read in tx: the
+// server's clock (serverClock) or the store's.
+func (s *SQLStore) leaseNow(ctx context.Context, tx *sql.Tx) (int64, error) {
+	if !s.serverClock {
+		return s.now(), nil
+	}
+	var ms int64
+	if err := tx.QueryRowContext(ctx, `SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)`).Scan(&ms); err != nil {
+		return 0, fmt.Errorf("lake: the catalog server's clock: %w", err)
+	}
+	return ms, nil
+}
 
 // tx runs fn in a transaction, committed if fn returns nil.
 func (s *SQLStore) tx(ctx context.Context, fn func(*sql.Tx) error) error {
@@ -260,14 +278,17 @@ func (s *SQLStore) SchemaVersion(ctx context.Context, table, version int64) (Sch
 func (s *SQLStore) AcquireLease(ctx context.Context, table int64, partition int32, owner string, ttl time.Duration) (Lease, error) {
 	l := Lease{Table: table, Partition: partition, Owner: owner}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+		now, err := s.leaseNow(ctx, tx)
+		if err != nil {
+			return err
+		}
 		var cur string
 		var token, exp int64
 		query := `SELECT owner, token, expires_at FROM segkit_lease WHERE table_id = ? AND kafka_partition = ?`
 		if s.dialect == Postgres {
 			query += ` FOR UPDATE`
 		}
-		err := tx.QueryRowContext(ctx, s.q(query), table, partition).Scan(&cur, &token, &exp)
+		err = tx.QueryRowContext(ctx, s.q(query), table, partition).Scan(&cur, &token, &exp)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			l.Token = 1
@@ -317,7 +338,11 @@ func (s *SQLStore) checkLease(ctx context.Context, tx *sql.Tx, l Lease) error {
 	if err != nil {
 		return err
 	}
-	if owner != l.Owner || token != l.Token || exp <= s.now() {
+	now, err := s.leaseNow(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if owner != l.Owner || token != l.Token || exp <= now {
 		return &LeaseError{Table: l.Table, Partition: l.Partition, Owner: owner, ExpiresAt: time.UnixMilli(exp), Err: ErrLeaseLost}
 	}
 	return nil
@@ -329,8 +354,12 @@ func (s *SQLStore) RenewLease(ctx context.Context, l Lease, ttl time.Duration) (
 		if err := s.checkLease(ctx, tx, l); err != nil {
 			return err
 		}
-		l.ExpiresAt = time.UnixMilli(s.now() + ttl.Milliseconds())
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE segkit_lease SET expires_at = ? WHERE table_id = ? AND kafka_partition = ?`), l.ExpiresAt.UnixMilli(), l.Table, l.Partition)
+		now, err := s.leaseNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		l.ExpiresAt = time.UnixMilli(now + ttl.Milliseconds())
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE segkit_lease SET expires_at = ? WHERE table_id = ? AND kafka_partition = ?`), l.ExpiresAt.UnixMilli(), l.Table, l.Partition)
 		return err
 	})
 	return l, err
@@ -345,7 +374,11 @@ func (s *SQLStore) ReleaseLease(ctx context.Context, l Lease) error {
 			}
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE segkit_lease SET expires_at = ? WHERE table_id = ? AND kafka_partition = ?`), s.now(), l.Table, l.Partition)
+		now, err := s.leaseNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE segkit_lease SET expires_at = ? WHERE table_id = ? AND kafka_partition = ?`), now, l.Table, l.Partition)
 		return err
 	})
 }
