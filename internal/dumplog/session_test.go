@@ -106,9 +106,35 @@ func TestJavaString(t *testing.T) {
 		{"\xf8\x80", "\uFFFD\uFFFD"},
 		{"\xc0\xaf", "\uFFFD\uFFFD"},
 		{"\xc3", "\uFFFD"},
+		{"0123456789abcdef\xe2\x82Azz", "0123456789abcdef\uFFFDAzz"},
+		{"ab\xf0\x9f\x98\x80" + "01234567" + "\xc3", "ab😀01234567\uFFFD"},
+		{"0123456\x80" + "89abcdef", "0123456\uFFFD89abcdef"},
 	} {
 		if got := string(appendJavaString(nil, []byte(tt.in))); got != tt.want {
 			t.Errorf("%q: got %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// FuzzJavaString: appendJavaString (ASCII runs appended whole) decodes as
+// the sequence-by-sequence loop does, whatever the bytes.
+func FuzzJavaString(f *testing.F) {
+	for _, s := range []string{"plain", "0123456789abcdef\xe2\x82Azz", "\xed\xa0\x80abcdefgh\xf0\x9f", "abcdefg\xc3"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want []byte
+		for rest := b; len(rest) > 0; {
+			n, ok := javaUTF8Seq(rest)
+			if ok {
+				want = append(want, rest[:n]...)
+			} else {
+				want = append(want, "\uFFFD"...)
+			}
+			rest = rest[n:]
+		}
+		if got := appendJavaString(nil, b); string(got) != string(want) {
+			t.Fatalf("%q: got %q, want %q", b, got, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package dumplog
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -239,6 +240,20 @@ var kraftLabels = map[record.ControlType]string{
 // U+FFFD, the JDK choosing where each ends.
 func appendJavaString(dst, b []byte) []byte {
 	for len(b) > 0 {
+		// A run of ASCII, the common case, goes in one append.
+		i := 0
+		for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+			i += 8
+		}
+		for i < len(b) && b[i] < 0x80 {
+			i++
+		}
+		if i > 0 {
+			dst = append(dst, b[:i]...)
+			if b = b[i:]; len(b) == 0 {
+				break
+			}
+		}
 		n, ok := javaUTF8Seq(b)
 		if ok {
 			dst = append(dst, b[:n]...)
