@@ -21,9 +21,9 @@ import (
 // codec) through segkit, franz-go, sarama and kafka-go in one run. Run them
 // and print the ratio table with
 //
-//	go test -run '^$' -bench . -benchtime=1s -count=1 | tee bench.txt
-//	go run ./cmd/ratios < bench.txt
+//	go run ./cmd/ratios                 # interleaved rounds, with spread
 //
+// (or go test -run '^$' -bench . -count 5 | go run ./cmd/ratios -runs 0).
 // SetBytes is the uncompressed batch size everywhere, so MB/s compare
 // across codecs and libraries. Decoding starts from the same bytes for every
 // library: the batch as segkit writes it (which is how Kafka's Java client
@@ -48,7 +48,8 @@ import (
 //
 //   - segkit: Builder.AppendBatch into a warm dst.
 //   - franz: FranzEncoder (kgo's sink.go appendTo restated over kbin, and
-//     kgo.DefaultCompressor) into a warm dst.
+//     kgo.DefaultCompressor) into a warm dst. franz6 is the same with gzip
+//     at level 6, segkit's (Java's default), instead of kgo's default 5.
 //   - sarama: encode() of a RecordBatch (sarama sizes and allocates the
 //     output itself; it has no way to append to a caller's buffer).
 //   - kafkago: protocol.RecordSet.WriteTo into a warm bytes.Buffer; its
@@ -248,6 +249,7 @@ func BenchmarkEncode(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(len(dst)), "B/batch")
 		})
 	})
 	b.Run("franz", func(b *testing.B) {
@@ -262,7 +264,36 @@ func BenchmarkEncode(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(len(dst)), "B/batch")
 		})
+	})
+	// franz-go at segkit's gzip level, 6 (Java's default: the bytes Kafka's
+	// Java client writes) instead of its own default, klauspost's 5: the
+	// same work, for a like-for-like gzip comparison.
+	b.Run("franz6", func(b *testing.B) {
+		for _, s := range benchdata.Shapes {
+			b.Run(s.Name+"/gzip", func(b *testing.B) {
+				in := newBenchInput(b, s, compress.Gzip)
+				b.SetBytes(int64(len(in.plain)))
+				b.ReportAllocs()
+				comp, err := kgo.DefaultCompressor(kgo.GzipCompression().WithLevel(6))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var e FranzEncoder
+				e.comps[compress.Gzip] = comp
+				dst, err := e.AppendBatch(nil, &in.batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if dst, err = e.AppendBatch(dst[:0], &in.batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(dst)), "B/batch")
+			})
+		}
 	})
 	b.Run("sarama", func(b *testing.B) {
 		forEachInput(b, func(b *testing.B, in *benchInput) {

@@ -2,8 +2,8 @@
 // (the oracle, oracle/kafka) and against the CRC-32C floor, and prints one
 // table.
 //
-//	cd oracle && go run ./cmd/sidebyside            # 1 GiB, 1000 partitions, 5 runs
-//	cd oracle && go run ./cmd/sidebyside -quick     # 64 MiB, 100 partitions, 3 runs
+//	cd oracle && go run ./cmd/sidebyside            # 1 GiB, 1000 partitions, 10 GiB dir, 5 runs
+//	cd oracle && go run ./cmd/sidebyside -quick     # 64 MiB, 100 partitions, 256 MiB dir, 3 runs
 //	cd oracle && go run ./cmd/sidebyside -size 256MiB -runs 3 -only dump,recover
 //
 // It builds segviz from this tree, writes the fixtures with segkit's engine
@@ -12,8 +12,12 @@
 // them compressed with -codec, the rest not), the same partition as an
 // unclean one (no clean-shutdown marker, no checkpoints, its .index and
 // .timeindex deleted so that recovery rebuilds them), a tiny segment and
-// partition of the same kind (-tiny), and a log directory of -partitions
-// small partitions (-partition-size each).
+// partition of the same kind (-tiny), a log directory of -partitions
+// small partitions (-partition-size each), and a large log directory of
+// -verify-size bytes (10 GiB; 0 leaves it out): as many partitions as that
+// takes, each a directory of hard links to the big partition's files, so
+// that it costs no generation time and no disk (the page cache holds one
+// copy of the bytes, for verify and the CRC floor alike).
 //
 // # Rows
 //
@@ -42,8 +46,8 @@
 //     starts. Target: 0.5× the floor. The sizes
 //     of the .log, .index and .timeindex each recovery left are compared
 //     once.
-//   - verify: `segviz verify` of the log directory and of the one big
-//     partition against the CRC floor over the same .log files (no
+//   - verify: `segviz verify` of the log directory of small partitions,
+//     of the one big partition and of the large log directory against the CRC floor over the same .log files (no
 //     target; verify also decompresses every batch, which the floor does
 //     not), GOMAXPROCS=2 against GOMAXPROCS=1 (target 1.7× on 2 cores),
 //     and the verify process's peak RSS (its VmHWM in /proc/PID/status,

@@ -41,6 +41,7 @@ type settings struct {
 	tiny       int64
 	partitions int
 	psize      int64
+	verifySize int64
 	runs       int
 	warmup     int
 	codec      compress.Codec
@@ -65,10 +66,11 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	tiny := fs.String("tiny", "4KiB", "bytes of the tiny segment whose time estimates each tool's start-up")
 	psize := fs.String("partition-size", "256KiB", "bytes of each small partition of the verified log directory")
 	fs.IntVar(&s.partitions, "partitions", 1000, "small partitions in the verified log directory")
+	verifySize := fs.String("verify-size", "10GiB", "bytes of the large verified log directory (partitions hard-linked from the big one, so no extra generation); 0 leaves it out")
 	fs.IntVar(&s.runs, "runs", 5, "measured runs of each command (interleaved)")
 	fs.IntVar(&s.warmup, "warmup", 1, "unmeasured rounds first (page cache, JVM class files)")
 	codec := fs.String("codec", "zstd", "the codec of the compressed half of the batches: gzip, snappy, lz4, zstd")
-	quick := fs.Bool("quick", false, "smoke test: -size 64MiB -partitions 100 -runs 3 (flags given explicitly win)")
+	quick := fs.Bool("quick", false, "smoke test: -size 64MiB -partitions 100 -verify-size 256MiB -runs 3 (flags given explicitly win)")
 	fs.StringVar(&s.dir, "dir", "", "work directory (default: a new temporary directory, removed at the end)")
 	fs.BoolVar(&s.keep, "keep", false, "keep the work directory")
 	fs.StringVar(&s.segviz, "segviz", "", "segviz binary (default: built from this tree into the work directory)")
@@ -93,6 +95,9 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 		if !set["partitions"] {
 			s.partitions = 100
 		}
+		if !set["verify-size"] {
+			*verifySize = "256MiB"
+		}
 		if !set["runs"] {
 			s.runs = 3
 		}
@@ -105,6 +110,11 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	}{{"size", *size, &s.size}, {"tiny", *tiny, &s.tiny}, {"partition-size", *psize, &s.psize}, {"rss-budget", *budget, &s.rssBudget}} {
 		if *f.v, err = parseSize(f.s); err != nil {
 			return nil, fmt.Errorf("-%s: %v", f.name, err)
+		}
+	}
+	if *verifySize != "0" {
+		if s.verifySize, err = parseSize(*verifySize); err != nil {
+			return nil, fmt.Errorf("-verify-size: %v", err)
 		}
 	}
 	s.dumpSize = s.size
@@ -280,9 +290,60 @@ func (b *bench) setup() error {
 			}
 		}
 		b.logf("wrote %d partitions of %d bytes in %v", b.partitions, b.psize, time.Since(start).Round(time.Millisecond))
+		if b.verifySize > 0 {
+			n, err := b.largeDir()
+			if err != nil {
+				return err
+			}
+			b.logf("made the large log directory: %d partitions hard-linked from the big one (%d bytes in all)", n, int64(n)*b.bigSize)
+		}
 	}
 	syscall.Sync()
 	return nil
+}
+
+// largeDir makes the large verified log directory, large/: as many copies
+// of the big partition as reach -verify-size, each a directory of hard
+// links (verify only reads), and returns how many. The page cache then
+// holds one copy of the bytes, for verify and the CRC floor alike.
+func (b *bench) largeDir() (int, error) {
+	n := int((b.verifySize + b.bigSize - 1) / b.bigSize)
+	src := filepath.Join(b.work, "clean", "big-0")
+	for i := range n {
+		err := copyFiles(src, filepath.Join(b.work, "large", fmt.Sprintf("big-%d", i)), func(string) fileAction { return linkFile })
+		if err != nil {
+			return 0, err
+		}
+	}
+	// The big partition's log directory files (its checkpoints), with
+	// every copy named in them.
+	ents, err := os.ReadDir(filepath.Join(b.work, "clean"))
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(b.work, "clean", e.Name()))
+		if err != nil {
+			return 0, err
+		}
+		lines := strings.Split(strings.TrimRight(string(text), "\n"), "\n")
+		if strings.HasSuffix(e.Name(), "-checkpoint") && len(lines) >= 2 && lines[0] == "0" {
+			var out []string
+			for _, l := range lines[2:] {
+				for i := range n {
+					out = append(out, strings.Replace(l, "big 0 ", fmt.Sprintf("big %d ", i), 1))
+				}
+			}
+			text = []byte(fmt.Sprintf("0\n%d\n%s\n", len(out), strings.Join(out, "\n")))
+		}
+		if err := os.WriteFile(filepath.Join(b.work, "large", e.Name()), text, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // env is the environment the Kafka commands run with.
@@ -471,12 +532,15 @@ func (b *bench) checkRecovered(sDir, kDir string, rep repair.RecoverReport) erro
 
 // verify: row 3.
 func (b *bench) verify() error {
-	for _, t := range []struct {
-		label, dir string
-	}{
+	type target struct{ label, dir string }
+	targets := []target{
 		{fmt.Sprintf("verify, %d partitions", b.partitions), filepath.Join(b.work, "many")},
 		{"verify, 1 partition", filepath.Join(b.work, "clean", "big-0")},
-	} {
+	}
+	if b.verifySize > 0 {
+		targets = append(targets, target{"verify, large dir " + sizeText(b.verifySize), filepath.Join(b.work, "large")})
+	}
+	for _, t := range targets {
 		files, total, err := logFiles(t.dir)
 		if err != nil {
 			return err
@@ -504,6 +568,9 @@ func (b *bench) verify() error {
 		if err != nil {
 			return err
 		}
+		if strings.HasPrefix(t.label, "verify, large dir") {
+			b.notes = append(b.notes, fmt.Sprintf("%s: %d .log files, %d bytes in all, hard links to the big partition's (one copy in the page cache, for verify and the CRC floor alike).", t.label, len(files), total))
+		}
 		b.rows = append(b.rows,
 			&row{name: t.label + " vs CRC floor", vs: "CRC floor", a: t2, b: ct, bytes: total,
 				cmds: []string{p2.String(), fmt.Sprintf("in-process: 1 MiB os.File.Read + format.UpdateCRC32C over the %d .log files (%d bytes)", len(files), total)}},
@@ -512,6 +579,17 @@ func (b *bench) verify() error {
 				cmds: []string{"VmHWM of the verify runs above (both GOMAXPROCS)"}})
 	}
 	return nil
+}
+
+// sizeText is n in the largest binary unit that divides it evenly enough.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'g', 4, 64) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'g', 4, 64) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
 }
 
 // sameFiles reports whether two files hold the same bytes, and the size

@@ -20,13 +20,13 @@ import (
 //	SEGKIT_SIDEBYSIDE=1 go test -run TestQuick -v ./cmd/sidebyside
 func TestQuick(t *testing.T) {
 	oracle.Require(t)
-	args := []string{"-size", "8MiB", "-dump-size", "8MiB", "-partitions", "20", "-partition-size", "64KiB", "-runs", "1", "-warmup", "0"}
+	args := []string{"-size", "8MiB", "-dump-size", "8MiB", "-partitions", "20", "-partition-size", "64KiB", "-verify-size", "16MiB", "-runs", "1", "-warmup", "0"}
 	if os.Getenv("SEGKIT_SIDEBYSIDE") == "1" {
 		args = []string{"-quick"}
 	}
-	parts := "20"
+	parts, large := "20", "16 MiB"
 	if os.Getenv("SEGKIT_SIDEBYSIDE") == "1" {
-		parts = "100"
+		parts, large = "100", "256 MiB"
 	}
 	var out, log bytes.Buffer
 	if err := run(append(args, "-dir", t.TempDir()), &out, &log); err != nil {
@@ -48,6 +48,9 @@ func TestQuick(t *testing.T) {
 		"verify, 1 partition vs CRC floor",
 		"verify, 1 partition, GOMAXPROCS=2 vs 1",
 		"verify, 1 partition, peak RSS",
+		"verify, large dir " + large + " vs CRC floor",
+		"verify, large dir " + large + ", GOMAXPROCS=2 vs 1",
+		"verify, large dir " + large + ", peak RSS",
 	}
 	ratio := regexp.MustCompile(`^([0-9.]+)× \(([0-9.]+)×\)$`)
 	got := map[string]bool{}
