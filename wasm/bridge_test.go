@@ -338,3 +338,135 @@ func TestCleanPath(t *testing.T) {
 	}
 	_ = registered
 }
+
+// TestBlobReadAhead reads a 40 MiB Blob through a blobHandle as the
+// engine does: sequentially in reads of varied sizes (read ahead once
+// sequential, in pieces up to raMax), with reads elsewhere and reads
+// across the pieces' ends mixed in, and compares every byte.
+func TestBlobReadAhead(t *testing.T) {
+	data := make([]byte, 40<<20+12345)
+	for i := range data {
+		data[i] = byte(i*7 + i>>13)
+	}
+	counter := newCounter()
+	bf := newBlobFile("x.log", blob(data, time.Now(), counter))
+	h := &blobHandle{f: &bf}
+	check := func(off int64, n int) {
+		t.Helper()
+		p := make([]byte, n)
+		got, err := h.ReadAt(p, off)
+		want := min(int64(n), bf.size-off)
+		if int64(got) != want || (err != nil) != (want < int64(n)) {
+			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v; want %d bytes", n, off, got, err, want)
+		}
+		if !bytes.Equal(p[:got], data[off:off+int64(got)]) {
+			t.Fatalf("ReadAt(%d bytes at %d): wrong bytes", n, off)
+		}
+	}
+	sizes := []int{61, 1 << 20, 1<<20 - 17, 3 << 20, 4096, 1, 9 << 20}
+	var off int64
+	for i := 0; off < bf.size; i++ {
+		n := sizes[i%len(sizes)]
+		check(off, n)
+		if i%5 == 4 {
+			check(int64(i)*1234567%bf.size, 100) // elsewhere
+			check(off, n)                        // again
+		}
+		off += int64(n)
+	}
+	if calls := counter.Get("calls").Int(); calls > 40 {
+		t.Errorf("%d slices for a 40 MiB sequential read", calls)
+	}
+	if read := counter.Get("bytes").Int(); int64(read) > 2*bf.size {
+		t.Errorf("read %d bytes of a %d-byte file", read, bf.size)
+	}
+	t.Logf("%d slices, %d bytes", counter.Get("calls").Int(), counter.Get("bytes").Int())
+	h.Close()
+}
+
+// TestBlobReadAheadConcurrent reads one handle from several goroutines at
+// once, as the page's views and a verification may: one streams the file
+// in 1 MiB reads (read ahead), others read ranges elsewhere and across the
+// pieces' ends; every byte must be right.
+func TestBlobReadAheadConcurrent(t *testing.T) {
+	data := make([]byte, 24<<20+777)
+	for i := range data {
+		data[i] = byte(i*13 + i>>11)
+	}
+	bf := newBlobFile("x.log", blob(data, time.Now(), newCounter()))
+	h := &blobHandle{f: &bf}
+	defer h.Close()
+	errs := make(chan error, 8)
+	read := func(off int64, n int) error {
+		p := make([]byte, n)
+		got, err := h.ReadAt(p, off)
+		want := min(int64(n), bf.size-off)
+		if int64(got) != want || (err != nil) != (want < int64(n)) {
+			return fmt.Errorf("ReadAt(%d bytes at %d) = %d, %v; want %d bytes", n, off, got, err, want)
+		}
+		if !bytes.Equal(p[:got], data[off:off+int64(got)]) {
+			return fmt.Errorf("ReadAt(%d bytes at %d): wrong bytes", n, off)
+		}
+		return nil
+	}
+	streaming := make(chan struct{})
+	go func() {
+		var err error
+		off := int64(0)
+		for ; off < bf.size && err == nil; off += 1 << 20 {
+			err = read(off, 1<<20)
+			if off == 6<<20 {
+				close(streaming) // reading ahead from now on
+			}
+		}
+		if off <= 6<<20 {
+			close(streaming)
+		}
+		errs <- err
+	}()
+	for g := range 3 {
+		go func() {
+			<-streaming
+			var err error
+			for i := 0; i < 40 && err == nil; i++ {
+				off := int64(g*7919+i*1048573) % bf.size
+				err = read(off, 1+(i*4099)%(3<<20))
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestBlobReadAheadShrunk reads a file whose Blob is shorter than the size
+// it was dropped with (a file that changed): the reads return every byte
+// there is, then an error, never other bytes.
+func TestBlobReadAheadShrunk(t *testing.T) {
+	data := make([]byte, 12<<20+5000)
+	for i := range data {
+		data[i] = byte(i * 31)
+	}
+	bf := newBlobFile("x.log", blob(data, time.Now(), newCounter()))
+	bf.size += 3 << 20
+	h := &blobHandle{f: &bf}
+	defer h.Close()
+	var off int64
+	var err error
+	for off < bf.size && err == nil {
+		p := make([]byte, 1<<20)
+		var n int
+		n, err = h.ReadAt(p, off)
+		if off+int64(n) > int64(len(data)) || !bytes.Equal(p[:n], data[off:off+int64(n)]) {
+			t.Fatalf("ReadAt(1 MiB at %d) = %d bytes: not the file's", off, n)
+		}
+		off += int64(n)
+	}
+	if off != int64(len(data)) || err == nil {
+		t.Fatalf("read %d bytes of a %d-byte file, then %v; want all of it, then an error", off, len(data), err)
+	}
+	t.Logf("read %d bytes, then %v", off, err)
+}
