@@ -5,12 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
@@ -140,205 +144,466 @@ func leafOf(t ColumnType) parquet.Node {
 	return parquet.String()
 }
 
-// builder builds data files; it keeps its buffers between builds.
+// builder builds data files; it keeps its buffers between builds (but
+// not a large file's bytes).
 type builder struct {
-	buf   bytes.Buffer
-	names map[string]string // interned JSON field names
+	// entryOnly says the caller wants the entry, not the bytes (the
+	// indexer, which drops them): the bytes are hashed as they are
+	// written and not kept, and build returns nil bytes. The build's
+	// peak heap is then about the file once (the row group's pages),
+	// instead of twice.
+	entryOnly bool
+	out       fileSink
+	names     map[string]string // interned JSON field names
+	obj       Object            // the record's value, parsed (reused)
+	// vals holds each column's values for the rows of the current chunk,
+	// the first nv[c] of vals[c] (kept at their full length: a put then
+	// writes no slice header, with its write barrier); st each column's
+	// statistics.
+	vals [][]parquet.Value
+	nv   []int
+	st   []acc
+	// arena holds the bytes of the current chunk's values that are not
+	// in the records (unescaped strings): the values point into it until
+	// the chunk is written, and it is reused after.
+	arena []byte
+	cbuf  bytes.Buffer // json.Compact's output, copied to arena
+	fs    fieldScan    // the table schema, to read record values against
+	// groupRows bounds a row group: rowsPerRowGroup when 0; tests make it
+	// smaller (a multiple of chunkRows) to reach several row groups.
+	groupRows int
 }
+
+// chunkRows is the number of rows given to the column writers at a time.
+// parquet-go's Writer.WriteRows hands rows to its columns in runs of 64
+// from the start of each row group (ConcurrentRowGroupWriter.writeRows'
+// maxRowsPerWrite) and cuts a column's page only between runs, when its
+// buffer reached the page size: writing the columns directly in the same
+// runs gives the same pages, and the same bytes, as writing rows
+// (TestBuildSameBytes holds the build to the row writer's bytes), without
+// assembling rows and splitting them again into columns.
+const chunkRows = 64
 
 // errBuild wraps a failure of the Parquet writer.
 var errBuild = errors.New("lake: data file build")
 
 // build writes the records (offset order, one time bucket) as one
 // Parquet file with the table schema s and returns its bytes (valid until
-// the next build) and its entry. The bytes depend only on partition, s
+// the next build; nil if b.entryOnly) and its entry. The bytes depend only on partition, s
 // and the records: no clock, no time zone, no map order (parquet-go
 // orders a group's fields by name), fixed writer options.
 //
 // objs, if not nil, holds each record's value already parsed
 // (ParseObject; nil for a value that is not an object), to spare parsing
-// it again.
+// it again. It does not spare much: without objs, most values are read
+// by fieldScan, in one pass that allocates nothing, which is faster than
+// the Objects' path (BenchmarkBuildRange), and an Object kept per record
+// for a range costs about 300 bytes a record (TestBuildPeakMemory).
+//
+// The values go to the column writers 64 rows at a time (chunkRows):
+// the build allocates nothing per row (TestBuildAllocs).
 func (b *builder) build(partition int32, s Schema, recs []Record, maxFields int, objs []*Object) ([]byte, DataFile, error) {
 	sch := fileSchema(s)
 	cols := sch.Columns()
-	idx := map[string]int{}
+	idx := make(map[string]int, len(cols))
+	b.st = slices.Grow(b.st[:0], len(cols))[:len(cols)]
 	for i, p := range cols {
-		idx[strings.Join(p, ".")] = i
+		name := strings.Join(p, ".")
+		idx[name] = i
+		b.st[i] = acc{name: name, typ: statType(name, s)}
 	}
-	st := make([]acc, len(cols))
-	for i, p := range cols {
-		st[i].name = strings.Join(p, ".")
-		st[i].typ = statType(st[i].name, s)
+	groupRows := b.groupRows
+	if groupRows == 0 {
+		groupRows = rowsPerRowGroup
 	}
-	b.buf.Reset()
-	w := parquet.NewWriter(&b.buf, sch,
+	b.out.reset(!b.entryOnly)
+	w := parquet.NewWriter(&b.out, sch,
 		parquet.CreatedBy(createdBy, formatVersion, formatVersion),
 		parquet.Compression(&snappy.Codec{}),
-		parquet.MaxRowsPerRowGroup(rowsPerRowGroup),
+		parquet.MaxRowsPerRowGroup(int64(groupRows)),
 		parquet.PageBufferSize(pageBufferSize),
 		parquet.DataPageVersion(2),
 	)
-	// Rows are assembled by hand, each value with its repetition and
-	// definition levels, so that a null header value (def 1) differs from
-	// an empty header list (def 0), and a typed object's missing field
-	// (def 1: the value group is there) from a raw value (def 0: no
-	// group). Levels, by column:
-	//
-	//	headers.key    rep 0 first element, 1 after; def 1, 0 empty list
-	//	headers.value  rep as key; def 2 value, 1 null, 0 empty list
-	//	key, value_raw def 1 value, 0 null
-	//	value.F        def 2 value, 1 null or missing field, 0 not typed
-	//	the rest       required: def 0
-	vals := make([][]parquet.Value, len(cols))
-	cPart, cOff, cTs, cTt, cKey, cRaw := idx[ColPartition], idx[ColOffset], idx[ColTimestamp], idx[ColTimestampType], idx[ColKey], idx[ColValueRaw]
-	hk, hv := idx[ColHeaders+".key"], idx[ColHeaders+".value"]
-	fieldCols := make([]int, len(s.Fields))
+	cws := w.ColumnWriters()
+	if len(cws) != len(cols) {
+		return nil, DataFile{}, fmt.Errorf("%w: %d column writers for %d columns", errBuild, len(cws), len(cols))
+	}
+	if cap(b.vals) < len(cols) {
+		b.vals = append(b.vals[:cap(b.vals)], make([][]parquet.Value, len(cols)-cap(b.vals))...)
+	}
+	b.vals = b.vals[:len(cols)]
+	b.nv = slices.Grow(b.nv[:0], len(cols))[:len(cols)]
+	clear(b.nv)
+	rc := rowCols{
+		part: idx[ColPartition], off: idx[ColOffset], ts: idx[ColTimestamp], tt: idx[ColTimestampType],
+		key: idx[ColKey], raw: idx[ColValueRaw], hk: idx[ColHeaders+".key"], hv: idx[ColHeaders+".value"],
+		fields: make([]int, len(s.Fields)),
+	}
 	for i, f := range s.Fields {
-		fieldCols[i] = idx[ColValue+"."+f.Name]
+		rc.fields[i] = idx[ColValue+"."+f.Name]
 	}
-	// Rows go to the writer in batches: one WriteRows per row costs a
-	// quarter of a build.
-	const batchRows = 256
-	rows := make([]parquet.Row, 0, batchRows)
-	var spare []parquet.Row
-	flush := func() error {
-		if len(rows) == 0 {
-			return nil
-		}
-		if _, err := w.WriteRows(rows); err != nil {
-			return fmt.Errorf("%w: %v", errBuild, err)
-		}
-		spare, rows = rows, spare[:0]
-		return nil
+	if len(s.Fields) > 0 && b.names == nil {
+		b.names = map[string]string{}
 	}
-	var obj Object
-	for i := range recs {
-		r := &recs[i]
-		for c := range vals {
-			vals[c] = vals[c][:0]
-		}
-		put := func(c int, v parquet.Value, rep, def int, stat any) {
-			vals[c] = append(vals[c], v.Level(rep, def, c))
-			st[c].add(stat)
-		}
-		putBytes := func(c int, b []byte, rep, def int) {
-			vals[c] = append(vals[c], parquet.ByteArrayValue(b).Level(rep, def, c))
-			st[c].addBytes(b)
-		}
-		null := func(c, rep, def int) { put(c, parquet.NullValue(), rep, def, nil) }
-		put(cPart, parquet.Int32Value(partition), 0, 0, int64(partition))
-		put(cOff, parquet.Int64Value(r.Offset), 0, 0, r.Offset)
-		put(cTs, parquet.Int64Value(r.Timestamp), 0, 0, r.Timestamp)
-		put(cTt, parquet.Int32Value(int32(r.TimestampType)), 0, 0, int64(r.TimestampType))
-		if r.Key != nil {
-			putBytes(cKey, r.Key, 0, 1)
-		} else {
-			null(cKey, 0, 0)
-		}
-		if len(r.Headers) == 0 {
-			null(hk, 0, 0) // an empty list is one null per leaf
-			null(hv, 0, 0)
-		}
-		for j, h := range r.Headers {
-			rep := min(j, 1)
-			putBytes(hk, h.Key, rep, 1)
-			if h.Value != nil {
-				putBytes(hv, h.Value, rep, 2)
-			} else {
-				null(hv, rep, 1)
+	b.fs.reset(s)
+	inGroup := 0
+	for start := 0; start < len(recs); start += chunkRows {
+		end := min(start+chunkRows, len(recs))
+		for i := start; i < end; i++ {
+			var o *Object
+			if i < len(objs) {
+				o = objs[i]
 			}
+			b.row(partition, s, &rc, &recs[i], maxFields, o)
 		}
-		typed := false
-		if r.Value != nil && len(s.Fields) > 0 {
-			var o Object
-			var err error
-			if i < len(objs) && objs[i] != nil {
-				o = *objs[i]
-			} else {
-				if b.names == nil {
-					b.names = map[string]string{}
-				}
-				o, err = parseObject(r.Value, maxFields, b.names)
+		for c, cw := range cws {
+			vs := b.vals[c][:b.nv[c]]
+			if _, err := cw.WriteRowValues(vs); err != nil {
+				return nil, DataFile{}, fmt.Errorf("%w: %v", errBuild, err)
 			}
-			if err == nil && o.fitsIn(s) {
-				obj, typed = o, true
-			}
+			clear(vs) // they point into the records
+			b.nv[c] = 0
 		}
-		k := 0 // obj's next field: both lists are sorted by name
-		for fi, f := range s.Fields {
-			c := fieldCols[fi]
-			if !typed {
-				null(c, 0, 0)
-				continue
-			}
-			for k < len(obj.Names) && obj.Names[k] < f.Name {
-				k++
-			}
-			var v any
-			ok := false
-			if k < len(obj.Names) && obj.Names[k] == f.Name {
-				v, ok = obj.Values[k].As(f.Type)
-			}
-			if !ok {
-				null(c, 0, 1)
-				continue
-			}
-			var pv parquet.Value
-			switch x := v.(type) {
-			case bool:
-				pv = parquet.BooleanValue(x)
-			case int64:
-				pv = parquet.Int64Value(x)
-			case float64:
-				pv = parquet.DoubleValue(x)
-			case string:
-				pv = parquet.ByteArrayValue([]byte(x))
-			}
-			put(c, pv, 0, 2, v)
-		}
-		if r.Value != nil && !typed {
-			putBytes(cRaw, r.Value, 0, 1)
-		} else {
-			null(cRaw, 0, 0)
-		}
-		var row parquet.Row
-		if k := len(rows); k < cap(spare) {
-			row = spare[:k+1][k][:0]
-		}
-		for _, v := range vals {
-			row = append(row, v...)
-		}
-		rows = append(rows, row)
-		if len(rows) == batchRows {
-			if err := flush(); err != nil {
+		b.arena = b.arena[:0]
+		if inGroup += end - start; inGroup == groupRows {
+			if err := b.flushGroup(w, cws); err != nil {
 				return nil, DataFile{}, err
 			}
+			inGroup = 0
 		}
 	}
-	if err := flush(); err != nil {
+	// The last row group is written before Close (which would write it
+	// the same way): what Close writes after it, the page indexes and the
+	// footer, is the file's tail, which the sink keeps even when it keeps
+	// nothing else.
+	if err := b.flushGroup(w, cws); err != nil {
 		return nil, DataFile{}, err
 	}
+	b.out.keepTail()
 	if err := w.Close(); err != nil {
 		return nil, DataFile{}, fmt.Errorf("%w: %v", errBuild, err)
 	}
-	out := b.buf.Bytes()
-	footer, err := footerOf(out)
+	clear(b.obj.Names[:cap(b.obj.Names)])
+	clear(b.obj.Values[:cap(b.obj.Values)])
+	out, size, sum := b.out.done()
+	footer, err := footerOf(b.out.tail())
 	if err != nil {
 		return nil, DataFile{}, err
 	}
-	sum := sha256.Sum256(out)
 	df := DataFile{
 		Partition: partition,
 		Rows:      int64(len(recs)),
-		Bytes:     int64(len(out)),
+		Bytes:     size,
 		Footer:    append([]byte(nil), footer...),
 		Checksum:  "sha256:" + hex.EncodeToString(sum[:]),
-		Columns:   make([]ColumnStats, len(st)),
+		Columns:   make([]ColumnStats, len(b.st)),
 	}
-	for i := range st {
-		df.Columns[i] = st[i].stats(i)
+	for i := range b.st {
+		df.Columns[i] = b.st[i].stats(i)
 	}
 	return out, df, nil
+}
+
+// flushGroup writes the row group: its columns' last pages first, so
+// that the sink can make room for all its pages at once (w.Size), then
+// the row group, as w.Flush alone would.
+func (b *builder) flushGroup(w *parquet.Writer, cws []*parquet.ColumnWriter) error {
+	for _, cw := range cws {
+		if err := cw.Flush(); err != nil {
+			return fmt.Errorf("%w: %v", errBuild, err)
+		}
+	}
+	b.out.grow(w.Size())
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("%w: %v", errBuild, err)
+	}
+	return nil
+}
+
+// fileSink takes a data file's bytes from the Parquet writer and hashes
+// them as they come. It keeps them all (keep), in one buffer grown to the
+// size of each row group before the row group is written (a bytes.Buffer
+// doubling as it goes could hold three times the file for a moment), or
+// only the tail, from keepTail on.
+type fileSink struct {
+	buf   []byte
+	n     int64
+	h     hash.Hash
+	keep  bool
+	store bool // buf takes what comes
+}
+
+// maxKeptBuffer is the largest buffer a builder keeps between builds.
+const maxKeptBuffer = 4 << 20
+
+func (s *fileSink) reset(keep bool) {
+	if cap(s.buf) > maxKeptBuffer {
+		s.buf = nil
+	}
+	s.buf, s.n, s.keep, s.store = s.buf[:0], 0, keep, keep
+	if s.h == nil {
+		s.h = sha256.New()
+	}
+	s.h.Reset()
+}
+
+func (s *fileSink) Write(p []byte) (int, error) {
+	s.h.Write(p)
+	s.n += int64(len(p))
+	if s.store {
+		s.buf = append(s.buf, p...)
+	}
+	return len(p), nil
+}
+
+// grow makes room for a file of about size bytes, when s keeps them all.
+func (s *fileSink) grow(size int64) {
+	if !s.keep || size <= int64(cap(s.buf)) {
+		return
+	}
+	// The page indexes and the footer come after the pages.
+	s.buf = slices.Grow(s.buf, int(size)-len(s.buf)+64<<10)
+}
+
+// keepTail makes s keep what it is written from now on.
+func (s *fileSink) keepTail() {
+	s.store = true
+}
+
+// tail returns the bytes s kept, the file's last ones.
+func (s *fileSink) tail() []byte { return s.buf }
+
+// done returns the bytes (nil unless s keeps them all; valid until the
+// next reset), their length and their SHA-256.
+func (s *fileSink) done() (out []byte, n int64, sum [sha256.Size]byte) {
+	s.h.Sum(sum[:0])
+	if s.keep {
+		out = s.buf
+	}
+	return out, s.n, sum
+}
+
+// rowCols are the column indexes of a file's leaves: the metadata
+// columns, and the value field of each schema field.
+type rowCols struct {
+	part, off, ts, tt, key, raw, hk, hv int
+	fields                              []int
+}
+
+// row appends the values of one record to b.vals, each with its
+// repetition and definition levels, so that a null header value (def 1)
+// differs from an empty header list (def 0), and a typed object's
+// missing field (def 1: the value group is there) from a raw value (def
+// 0: no group). Levels, by column:
+//
+//	headers.key    rep 0 first element, 1 after; def 1, 0 empty list
+//	headers.value  rep as key; def 2 value, 1 null, 0 empty list
+//	key, value_raw def 1 value, 0 null
+//	value.F        def 2 value, 1 null or missing field, 0 not typed
+//	the rest       required: def 0
+//
+// obj is the record's value already parsed, or nil; then b.fs reads the
+// value, or, when it cannot tell (fieldsUnsure), Object.parse and fitsIn
+// do.
+func (b *builder) row(partition int32, s Schema, rc *rowCols, r *Record, maxFields int, obj *Object) {
+	b.putInt(rc.part, parquet.Int32Value(partition), int64(partition))
+	b.putInt(rc.off, parquet.Int64Value(r.Offset), r.Offset)
+	b.putInt(rc.ts, parquet.Int64Value(r.Timestamp), r.Timestamp)
+	b.putInt(rc.tt, parquet.Int32Value(int32(r.TimestampType)), int64(r.TimestampType))
+	if r.Key != nil {
+		b.putBytes(rc.key, r.Key, 0, 1)
+	} else {
+		b.null(rc.key, 0, 0)
+	}
+	if len(r.Headers) == 0 {
+		b.null(rc.hk, 0, 0) // an empty list is one null per leaf
+		b.null(rc.hv, 0, 0)
+	}
+	for j, h := range r.Headers {
+		rep := min(j, 1)
+		b.putBytes(rc.hk, h.Key, rep, 1)
+		if h.Value != nil {
+			b.putBytes(rc.hv, h.Value, rep, 2)
+		} else {
+			b.null(rc.hv, rep, 1)
+		}
+	}
+	typed := false
+	if r.Value != nil && len(s.Fields) > 0 {
+		scanned := fieldsUnsure
+		if obj == nil && b.fs.ok {
+			scanned = b.fs.scan(r.Value, maxFields)
+		}
+		switch scanned {
+		case fieldsTyped:
+			b.putSlots(rc)
+			b.null(rc.raw, 0, 0)
+			return
+		case fieldsUnsure:
+			if obj == nil && b.obj.parse(r.Value, maxFields, b.names) == nil {
+				obj = &b.obj
+			}
+			typed = obj != nil && obj.fitsIn(s)
+		}
+	}
+	if !typed {
+		for _, c := range rc.fields {
+			b.null(c, 0, 0)
+		}
+		b.putBytesOrNull(rc.raw, r.Value)
+		return
+	}
+	k := 0 // obj's next field: both lists are sorted by name
+	for fi, f := range s.Fields {
+		c := rc.fields[fi]
+		for k < len(obj.Names) && obj.Names[k] < f.Name {
+			k++
+		}
+		if k == len(obj.Names) || obj.Names[k] != f.Name || obj.Values[k].Type == "" {
+			b.null(c, 0, 1)
+			continue
+		}
+		b.putField(c, f.Type, &obj.Values[k])
+	}
+	b.null(rc.raw, 0, 0)
+}
+
+// putSlots appends the values b.fs.scan read (fieldsTyped), each as a
+// value of its column's type, or a null (def 1) for a field the record
+// does not have or has as null: what putField does with the record's
+// Object.
+func (b *builder) putSlots(rc *rowCols) {
+	fs := &b.fs
+	for fi, c := range rc.fields {
+		sl := &fs.slots[fi]
+		if sl.stamp != fs.stamp || sl.kind == kindNull {
+			b.null(c, 0, 1)
+			continue
+		}
+		switch fs.cols[fi] {
+		case colBoolean:
+			x := sl.raw[0] == 't'
+			b.put(c, parquet.BooleanValue(x), 0, 2)
+			b.st[c].addBool(x)
+		case colInt64:
+			b.put(c, parquet.Int64Value(sl.n), 0, 2)
+			b.st[c].addInt(sl.n)
+		case colDouble:
+			f := sl.f
+			if sl.kind == kindInt64 {
+				f, _ = strconv.ParseFloat(string(sl.raw), 64) // "-0" is -0.0
+			}
+			b.put(c, parquet.DoubleValue(f), 0, 2)
+			b.st[c].addFloat(f)
+		case colString:
+			raw := sl.raw
+			switch sl.kind {
+			case kindString:
+				if in := raw[1 : len(raw)-1]; !sl.esc && utf8.Valid(in) {
+					raw = in
+				} else if u, ok := unquote(raw); ok {
+					raw = b.keep(u)
+				}
+			case kindJSON:
+				raw = b.compact(raw)
+			}
+			b.putBytes(c, raw, 0, 2)
+		default: // colJSON
+			b.putBytes(c, b.compact(sl.raw), 0, 2)
+		}
+	}
+}
+
+// compact is the compact text of a scanned JSON object or array, as
+// classify makes it (json.Compact only drops the spaces).
+func (b *builder) compact(raw []byte) []byte {
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		return raw
+	}
+	b.cbuf.Reset()
+	if json.Compact(&b.cbuf, raw) != nil {
+		return raw // not reached: raw was scanned
+	}
+	at := len(b.arena)
+	b.arena = append(b.arena, b.cbuf.Bytes()...)
+	return b.arena[at:len(b.arena):len(b.arena)]
+}
+
+// keep copies x to the arena, where it stays until the chunk is written.
+func (b *builder) keep(x string) []byte {
+	at := len(b.arena)
+	b.arena = append(b.arena, x...)
+	return b.arena[at:len(b.arena):len(b.arena)]
+}
+
+// putField appends v, whose type merges into t (fitsIn), as a value of
+// the column of type t: JSONValue.As, without boxing it.
+func (b *builder) putField(c int, t ColumnType, v *JSONValue) {
+	switch t {
+	case TypeBoolean:
+		x := v.Raw[0] == 't'
+		b.put(c, parquet.BooleanValue(x), 0, 2)
+		b.st[c].addBool(x)
+	case TypeInt64:
+		n, _ := strconv.ParseInt(string(v.Raw), 10, 64)
+		b.put(c, parquet.Int64Value(n), 0, 2)
+		b.st[c].addInt(n)
+	case TypeDouble:
+		f, _ := strconv.ParseFloat(string(v.Raw), 64)
+		b.put(c, parquet.DoubleValue(f), 0, 2)
+		b.st[c].addFloat(f)
+	case TypeString:
+		raw := v.Raw
+		if v.Type == TypeString && raw[0] == '"' {
+			if in := raw[1 : len(raw)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+				raw = in // unquote's fast path, without the copy
+			} else if u, ok := unquote(raw); ok {
+				raw = b.keep(u)
+			}
+		}
+		b.putBytes(c, raw, 0, 2)
+	default: // json: its compact text
+		b.putBytes(c, v.Raw, 0, 2)
+	}
+}
+
+// put appends v to column c with its levels (Value.Level, which does
+// not inline, costs a copy of v; the setters do not).
+func (b *builder) put(c int, v parquet.Value, rep, def int) {
+	n := b.nv[c]
+	if n == len(b.vals[c]) {
+		b.vals[c] = append(b.vals[c], make([]parquet.Value, max(n, chunkRows))...)
+	}
+	p := &b.vals[c][n]
+	*p = v
+	p.SetRepetitionLevel(rep)
+	p.SetDefinitionLevel(def)
+	p.SetColumnIndex(c)
+	b.nv[c] = n + 1
+}
+
+func (b *builder) putInt(c int, v parquet.Value, x int64) {
+	b.put(c, v, 0, 0)
+	b.st[c].addInt(x)
+}
+
+func (b *builder) putBytes(c int, x []byte, rep, def int) {
+	b.put(c, parquet.ByteArrayValue(x), rep, def)
+	b.st[c].addBytes(x)
+}
+
+// putBytesOrNull appends x at def 1, or a null at def 0 if x is nil.
+func (b *builder) putBytesOrNull(c int, x []byte) {
+	if x == nil {
+		b.null(c, 0, 0)
+		return
+	}
+	b.putBytes(c, x, 0, 1)
+}
+
+func (b *builder) null(c, rep, def int) {
+	b.put(c, parquet.NullValue(), rep, def)
+	b.st[c].addNull()
 }
 
 // fitsIn reports whether every non-null field of o is a column of s whose
@@ -405,52 +670,79 @@ type acc struct {
 	minB, maxB     bool
 }
 
+// add adds one value: nil (a null), bool, int64, float64 or string.
 func (a *acc) add(v any) {
-	a.n++
 	switch x := v.(type) {
 	case nil:
-		a.nulls++
+		a.addNull()
 	case bool:
-		if !a.has {
-			a.minB, a.maxB = x, x
-		}
-		a.minB, a.maxB = a.minB && x, a.maxB || x
-		a.has = true
+		a.addBool(x)
 	case int64:
-		if !a.has || x < a.minI {
-			a.minI = x
-		}
-		if !a.has || x > a.maxI {
-			a.maxI = x
-		}
-		a.has = true
+		a.addInt(x)
 	case float64:
-		if math.IsNaN(x) {
-			a.nans++
-			return
-		}
-		if !a.has || x < a.minF {
-			a.minF = x
-		}
-		if !a.has || x > a.maxF {
-			a.maxF = x
-		}
-		a.has = true
+		a.addFloat(x)
 	case string:
-		// Parquet orders byte arrays as unsigned bytes: Go's string
-		// comparison.
-		if !a.has || x < a.minS {
-			a.minS = x
-		}
-		if !a.has || x > a.maxS {
-			a.maxS = x
-		}
-		a.has = true
+		a.addString(x)
+	default:
+		a.n++
 	}
 }
 
-// addBytes is add(string(b)) without converting b unless it becomes a
-// bound.
+func (a *acc) addNull() {
+	a.n++
+	a.nulls++
+}
+
+func (a *acc) addBool(x bool) {
+	a.n++
+	if !a.has {
+		a.minB, a.maxB = x, x
+	}
+	a.minB, a.maxB = a.minB && x, a.maxB || x
+	a.has = true
+}
+
+func (a *acc) addInt(x int64) {
+	a.n++
+	if !a.has || x < a.minI {
+		a.minI = x
+	}
+	if !a.has || x > a.maxI {
+		a.maxI = x
+	}
+	a.has = true
+}
+
+func (a *acc) addFloat(x float64) {
+	a.n++
+	if math.IsNaN(x) {
+		a.nans++
+		return
+	}
+	if !a.has || x < a.minF {
+		a.minF = x
+	}
+	if !a.has || x > a.maxF {
+		a.maxF = x
+	}
+	a.has = true
+}
+
+// addString adds a string (or binary) value. Parquet orders byte arrays
+// as unsigned bytes: Go's string comparison.
+func (a *acc) addString(x string) {
+	a.n++
+	if !a.has || x < a.minS {
+		a.minS = x
+	}
+	if !a.has || x > a.maxS {
+		a.maxS = x
+	}
+	a.has = true
+}
+
+// addBytes is addString(string(b)) without converting b unless it
+// becomes a bound.
 func (a *acc) addBytes(b []byte) {
 	a.n++
 	if !a.has || string(b) < a.minS {

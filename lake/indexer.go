@@ -424,40 +424,35 @@ func (x *Indexer) buildRange(ctx context.Context, r Range) ([]DataFile, error) {
 	if len(r.Records) == 0 {
 		return nil, nil
 	}
-	// Each value is parsed once: for the schema merge, then for the build.
-	var add Schema
-	objs := make([]*Object, len(r.Records))
-	for i := range r.Records {
-		if v := r.Records[i].Value; v != nil {
-			if x.names == nil {
-				x.names = map[string]string{}
-			}
-			if o, err := parseObject(v, x.o.MaxFields, x.names); err == nil {
-				add, _ = add.Merge(o.Schema())
-				objs[i] = &o
-			}
-		}
+	// The range's schema first (each value scanned into one reused
+	// object, merged only when it brings something new), then each bucket's
+	// file, built for its entry only: the catalog keeps no bytes.
+	if x.names == nil {
+		x.names = map[string]string{}
 	}
+	add := rangeSchema(r.Records, x.o.MaxFields, x.names)
 	sch, ver, err := x.cat.MergeSchema(ctx, x.table, add)
 	if err != nil {
 		return nil, err
 	}
-	type bucket struct {
-		recs []Record
-		objs []*Object
-	}
-	buckets := map[int64]*bucket{}
-	for i, rec := range r.Records {
-		b := bucketOf(rec.Timestamp, x.o.Granularity)
-		if buckets[b] == nil {
-			buckets[b] = &bucket{}
+	x.b.entryOnly = true
+	// Most ranges lie in one bucket (a bucket boundary ends a range):
+	// their records go to the build as they are.
+	first := bucketOf(r.Records[0].Timestamp, x.o.Granularity)
+	buckets := map[int64][]Record{first: r.Records}
+	for i := range r.Records {
+		if bucketOf(r.Records[i].Timestamp, x.o.Granularity) != first {
+			buckets = map[int64][]Record{}
+			for _, rec := range r.Records {
+				b := bucketOf(rec.Timestamp, x.o.Granularity)
+				buckets[b] = append(buckets[b], rec)
+			}
+			break
 		}
-		buckets[b].recs = append(buckets[b].recs, rec)
-		buckets[b].objs = append(buckets[b].objs, objs[i])
 	}
 	var files []DataFile
 	for _, b := range slices.Sorted(mapKeys(buckets)) {
-		_, df, err := x.b.build(x.o.Partition, sch, buckets[b].recs, x.o.MaxFields, buckets[b].objs)
+		_, df, err := x.b.build(x.o.Partition, sch, buckets[b], x.o.MaxFields, nil)
 		if err != nil {
 			return nil, err
 		}

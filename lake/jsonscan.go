@@ -3,6 +3,9 @@ package lake
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -62,8 +65,9 @@ func scanObject(v []byte, names map[string]string, fn func(name string, raw []by
 const maxDepth = 10000
 
 type jscan struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	esc bool // a string scanned had an escape
 }
 
 func (s *jscan) ws() {
@@ -170,6 +174,7 @@ func (s *jscan) str() bool {
 		case c < 0x20:
 			return false
 		case c == '\\':
+			s.esc = true
 			s.i++
 			if s.i >= len(s.b) {
 				return false
@@ -266,4 +271,268 @@ func unquote(q []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// The outcomes of fieldScan.scan.
+const (
+	// fieldsTyped: the value is a JSON object whose fields fit the
+	// table schema; their values are in the slots.
+	fieldsTyped = iota
+	// fieldsRaw: the value is not (invalid JSON, not an object, a
+	// duplicate field, more than maxFields fields, a value its column's
+	// type does not take): it goes to value_raw.
+	fieldsRaw
+	// fieldsUnsure: a field name has an escape or is not in the schema
+	// (a null field need not be): Object.parse and fitsIn decide.
+	fieldsUnsure
+)
+
+// valueKind is the type classify infers for a JSON value.
+type valueKind uint8
+
+const (
+	kindNull    valueKind = iota
+	kindBoolean           // boolean
+	kindInt64             // int64
+	kindDouble            // double
+	kindString            // string: a JSON string
+	kindNumText           // string: a number out of float64's range, as its text
+	kindJSON              // json
+)
+
+// colKind is a value column's type.
+type colKind uint8
+
+const (
+	colOther colKind = iota // no JSON value fits it but null
+	colBoolean
+	colInt64
+	colDouble
+	colString
+	colJSON
+)
+
+// takes reports whether a value of kind k merges into a column of kind
+// c without changing it (fitsIn's MergeType test).
+func (c colKind) takes(k valueKind) bool {
+	switch {
+	case k == kindNull || c == colString:
+		return true
+	case c == colBoolean:
+		return k == kindBoolean
+	case c == colInt64:
+		return k == kindInt64
+	case c == colDouble:
+		return k == kindInt64 || k == kindDouble
+	case c == colJSON:
+		return k == kindJSON
+	}
+	return false
+}
+
+// fieldSlot is one schema field's value in the record being written.
+type fieldSlot struct {
+	stamp uint32 // the record's stamp if the record has the field
+	kind  valueKind
+	esc   bool    // kindString: it has an escape
+	raw   []byte  // the value's JSON text (aliases the record)
+	n     int64   // kindInt64's value
+	f     float64 // kindDouble's value
+}
+
+// fieldScan reads record values against one table schema: it does, in
+// one pass and without allocating, what Object.parse then fitsIn do for
+// the common record (every field in the schema, no escape in its names)
+// and leaves the others to them. Field names are matched against the
+// schema's in the order the last record had them, then by a map.
+type fieldScan struct {
+	fields []Field
+	cols   []colKind
+	idx    map[string]int
+	// next[f] is the field that followed field f in the last record
+	// that had f; next[len(fields)] is the first field.
+	next  []int
+	slots []fieldSlot
+	stamp uint32
+	// ok says the schema's names are what Object.parse gives (not
+	// empty, UTF-8, strictly sorted): fieldScan is used only then.
+	ok bool
+}
+
+// reset prepares f for schema s.
+func (f *fieldScan) reset(s Schema) {
+	f.fields = s.Fields
+	n := len(s.Fields)
+	f.cols = slices.Grow(f.cols[:0], n)[:n]
+	f.slots = slices.Grow(f.slots[:0], n)[:n]
+	clear(f.slots)
+	f.next = slices.Grow(f.next[:0], n+1)[:n+1]
+	f.idx = make(map[string]int, n)
+	f.stamp = 0
+	f.ok = true
+	for i, fl := range s.Fields {
+		f.idx[fl.Name] = i
+		f.next[i] = i + 1
+		f.ok = f.ok && fl.Name != "" && utf8.ValidString(fl.Name) && (i == 0 || s.Fields[i-1].Name < fl.Name)
+		switch fl.Type {
+		case TypeBoolean:
+			f.cols[i] = colBoolean
+		case TypeInt64:
+			f.cols[i] = colInt64
+		case TypeDouble:
+			f.cols[i] = colDouble
+		case TypeString:
+			f.cols[i] = colString
+		case TypeJSON:
+			f.cols[i] = colJSON
+		default:
+			f.cols[i] = colOther
+		}
+	}
+	f.next[n] = 0
+}
+
+// scan reads v, a record value, into the slots (stamped with a new
+// stamp) and returns fieldsTyped, fieldsRaw or fieldsUnsure. It accepts
+// exactly what scanObject accepts.
+func (f *fieldScan) scan(v []byte, maxFields int) int {
+	f.stamp++
+	s := jscan{b: v}
+	s.ws()
+	if !s.eat('{') {
+		return fieldsRaw
+	}
+	s.ws()
+	if s.eat('}') {
+		s.ws()
+		if s.i == len(s.b) {
+			return fieldsTyped
+		}
+		return fieldsRaw
+	}
+	prev, count := len(f.fields), 0
+	for {
+		s.ws()
+		start := s.i
+		s.esc = false
+		if !s.str() {
+			return fieldsRaw
+		}
+		if s.esc {
+			return fieldsUnsure
+		}
+		name := s.b[start+1 : s.i-1]
+		fi := f.next[prev]
+		if fi >= len(f.fields) || f.fields[fi].Name != string(name) {
+			var ok bool
+			if fi, ok = f.idx[string(name)]; !ok {
+				return fieldsUnsure
+			}
+			f.next[prev] = fi
+		}
+		prev = fi
+		if count++; count > maxFields {
+			return fieldsRaw
+		}
+		sl := &f.slots[fi]
+		if sl.stamp == f.stamp {
+			return fieldsRaw // a duplicate
+		}
+		sl.stamp = f.stamp
+		s.ws()
+		if !s.eat(':') {
+			return fieldsRaw
+		}
+		s.ws()
+		if !s.slot(sl) || !f.cols[fi].takes(sl.kind) {
+			return fieldsRaw
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if !s.eat('}') {
+			return fieldsRaw
+		}
+		s.ws()
+		if s.i != len(s.b) {
+			return fieldsRaw
+		}
+		return fieldsTyped
+	}
+}
+
+// slot scans one field value into sl, classified as classify does.
+func (s *jscan) slot(sl *fieldSlot) bool {
+	vs := s.i
+	if vs >= len(s.b) {
+		return false
+	}
+	switch c := s.b[vs]; c {
+	case '"':
+		s.esc = false
+		if !s.str() {
+			return false
+		}
+		sl.kind, sl.esc = kindString, s.esc
+	case 'n':
+		if !s.lit("null") {
+			return false
+		}
+		sl.kind = kindNull
+	case 't', 'f':
+		if !s.value(0) {
+			return false
+		}
+		sl.kind = kindBoolean
+	case '{', '[':
+		if !s.value(0) {
+			return false
+		}
+		sl.kind = kindJSON
+	default:
+		if !s.value(0) {
+			return false
+		}
+		raw := s.b[vs:s.i]
+		if n, ok := parseInt64(raw); ok {
+			sl.kind, sl.n = kindInt64, n
+		} else if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			sl.kind, sl.f = kindDouble, f
+		} else {
+			sl.kind = kindNumText
+		}
+	}
+	sl.raw = s.b[vs:s.i]
+	return true
+}
+
+// parseInt64 parses a scanned JSON number written without fraction or
+// exponent, as strconv.ParseInt does; ok is false for any other number
+// and for one out of int64's range (classify's int64 test).
+func parseInt64(b []byte) (n int64, ok bool) {
+	d := b
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 19 {
+		return 0, false
+	}
+	var u uint64 // 19 digits do not overflow it
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if len(d) < len(b) {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return int64(-u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
 }
