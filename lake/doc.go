@@ -186,10 +186,14 @@
 //
 // # Memory
 //
-// An indexer holds the records of one open range (about FileBytes, plus
-// the last record read) and the file being built from them; a backfill
-// chunk builds each range as it closes and keeps only the files' entries
-// (statistics and footers) until its commit.
+// An indexer holds the records of one open range (about FileBytes of
+// keys, values and headers, plus the last record read) and, while a
+// range closes, its file's row group: the build writes the Parquet bytes
+// through a hash and keeps only the footer, so its peak is about the
+// file once plus a few MiB of column buffers (a rebuild, which returns
+// the bytes, about twice the file). A backfill chunk builds each range as
+// it closes and keeps only the files' entries (statistics and footers)
+// until its commit.
 //
 // # Concurrency
 //

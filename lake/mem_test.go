@@ -1,6 +1,7 @@
 package lake
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -102,7 +103,7 @@ func maxOf(a, b uint64) uint64 {
 var memModes = []string{
 	"rebuild",    // build keeps the bytes and returns them (Rebuild)
 	"entry_only", // builder.entryOnly: the bytes hashed and dropped
-	"indexer",    // as Indexer.buildRange does today: every value parsed first (an *Object per record, kept for the range), then build, bytes kept
+	"indexer",    // Indexer.buildRange itself: the range's schema merged into a catalog, then the entry only
 }
 
 // TestBuildPeakMemory measures the build's peak heap against file_bytes
@@ -134,20 +135,27 @@ func TestBuildPeakMemory(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						defer debug.SetGCPercent(debug.SetGCPercent(gogc))
 						b := builder{entryOnly: mode == "entry_only"}
+						var x *Indexer
+						if mode == "indexer" {
+							cat := openCatalog(t, nil)
+							x = NewIndexer(cat, nil, Options{Table: "mem"})
+							var err error
+							if x.table, err = cat.Table(context.Background(), "mem"); err != nil {
+								t.Fatal(err)
+							}
+						}
 						var df DataFile
 						peak, base := heapPeak(func() {
-							var objs []*Object
-							if mode == "indexer" {
-								objs = make([]*Object, len(recs))
-								names := map[string]string{}
-								for i, r := range recs {
-									if o, err := parseObject(r.Value, DefaultMaxFields, names); err == nil {
-										objs[i] = &o
-									}
+							if x != nil {
+								files, err := x.buildRange(context.Background(), Range{Start: recs[0].Offset, End: recs[len(recs)-1].Offset, Records: recs})
+								if err != nil || len(files) != 1 {
+									t.Fatalf("buildRange: %d files, %v", len(files), err)
 								}
+								df = files[0]
+								return
 							}
 							var err error
-							if _, df, err = b.build(0, sch, recs, DefaultMaxFields, objs); err != nil {
+							if _, df, err = b.build(0, sch, recs, DefaultMaxFields, nil); err != nil {
 								t.Fatal(err)
 							}
 						})
@@ -171,17 +179,14 @@ func TestBuildPeakMemory(t *testing.T) {
 // measured (at GOGC=10), with margin: a constant for parquet-go's writer
 // and the column buffers (a page, 256 KiB, per column), plus the file
 // once for the row group's pages (kept until the row group is written),
-// once more for the output buffer when the bytes are kept, and for the
-// indexer the parsed values (an Object per record: about 300 bytes for
-// benchRecords' four fields); a quarter more for what the sampling
-// misses or the heap holds besides.
+// once more for the output buffer when the bytes are kept (the indexer
+// keeps only the entry); a quarter more for what the sampling misses or
+// the heap holds besides.
 func memBound(mode string, fileBytes, file, records int64) int64 {
 	live := 8<<20 + fileBytes/8 + file + file/4
 	switch mode {
 	case "rebuild":
 		live += file
-	case "indexer":
-		live += file + 400*records
 	}
 	return live + live/4
 }
