@@ -480,8 +480,23 @@ func (l *Log) completeSwaps(swaps, kept []dirEntry) ([]dirEntry, error) {
 // deleted, so that no record after a hole is ever served.
 func (l *Log) recoverLog(recoveryPoint int64) error {
 	start := max(l.floorSegment(recoveryPoint), 0)
+	// A segment loadSegmentFiles recovered in this load (a missing index,
+	// a failed sanity check) holds only valid entries now, with its
+	// indexes, transaction index and epochs rebuilt from them: recovering
+	// it again (as Kafka's LogLoader does) would read it twice more to cut
+	// nothing and rebuild the same. It is reported for this reason too,
+	// with what that recovery would have found: every entry valid.
+	recovered := map[int64]segment.RecoverResult{}
+	for _, r := range l.load.Recovered {
+		recovered[r.BaseOffset] = r.Result
+	}
 	for i := start; i < len(l.segs); i++ {
 		s := l.segs[i]
+		if prev, ok := recovered[s.BaseOffset()]; ok {
+			l.load.Recovered = append(l.load.Recovered, RecoveredSegment{BaseOffset: s.BaseOffset(), Why: l.recoveryReason(s),
+				Result: segment.RecoverResult{ValidBytes: prev.ValidBytes, Entries: prev.Entries, NextOffset: prev.NextOffset}})
+			continue
+		}
 		res, err := l.recoverSegmentResult(s, l.recoveryReason(s), l.segs[i+1:])
 		if err != nil {
 			return err
