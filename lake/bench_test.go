@@ -47,38 +47,36 @@ func BenchmarkBuild(b *testing.B) {
 }
 
 // BenchmarkBuildRange is what the indexer does with a closed range of
-// benchRecords(10_000): its schema, then its file. "objs" is
-// Indexer.buildRange today: every value parsed into an Object kept for
-// the range (about 300 bytes a record), the schemas merged one by one,
-// the Objects handed to the build, the bytes kept; "rescan" is
-// rangeSchema (one Object reused, merged only when it brings something),
-// then the build parsing the values again, entry only.
+// benchRecords(10_000) (Indexer.buildRange, entry only): "steady" in a
+// table that already has the records' schema (one build, checking that
+// every record fits), "new_table" in a table without it (a first build
+// finds they do not, the range's schema is merged, the build redone),
+// and "merge_first" the range's schema merged before one build
+// (rangeSchema: every value scanned twice).
 func BenchmarkBuildRange(b *testing.B) {
 	recs := benchRecords(10_000)
+	sch := schemaOf(recs, DefaultMaxFields)
 	var size int64
 	for _, r := range recs {
 		size += r.size()
 	}
-	b.Run("objs", func(b *testing.B) {
-		b.SetBytes(size)
-		b.ReportAllocs()
-		var bl builder
-		names := map[string]string{}
-		for b.Loop() {
-			var add Schema
-			objs := make([]*Object, len(recs))
-			for i := range recs {
-				if o, err := parseObject(recs[i].Value, DefaultMaxFields, names); err == nil {
-					add, _ = add.Merge(o.Schema())
-					objs[i] = &o
+	for _, c := range []struct {
+		name  string
+		table Schema
+	}{{"steady", sch}, {"new_table", Schema{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			var bl builder
+			names := map[string]string{}
+			for b.Loop() {
+				if err := buildAsIndexer(&bl, c.table, recs, names); err != nil {
+					b.Fatal(err)
 				}
 			}
-			if _, _, err := bl.build(0, add, recs, DefaultMaxFields, objs); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("rescan", func(b *testing.B) {
+		})
+	}
+	b.Run("merge_first", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
 		bl := builder{entryOnly: true}
@@ -184,4 +182,18 @@ func writeParquetGo(buf *bytes.Buffer, sch Schema, rows []benchRow) error {
 		return err
 	}
 	return w.Close()
+}
+
+// buildAsIndexer builds recs as Indexer.buildRange does, in a table
+// whose schema is table: the file's entry with the table's schema, and
+// only if a record does not fit it (misfit), the range's schema merged
+// in and the entry built again.
+func buildAsIndexer(bl *builder, table Schema, recs []Record, names map[string]string) error {
+	bl.entryOnly, bl.checkFit = true, true
+	if _, _, err := bl.build(0, table, recs, DefaultMaxFields, nil); err != nil || !bl.misfit {
+		return err
+	}
+	s, _ := table.Merge(rangeSchema(recs, DefaultMaxFields, names))
+	_, _, err := bl.build(0, s, recs, DefaultMaxFields, nil)
+	return err
 }

@@ -172,6 +172,12 @@ type builder struct {
 	// groupRows bounds a row group: rowsPerRowGroup when 0; tests make it
 	// smaller (a multiple of chunkRows) to reach several row groups.
 	groupRows int
+	// checkFit has build note in misfit whether a record's value parses
+	// as an object that does not fit s (a new field, a wider type): a
+	// schema merged with the records' would then type it, and the file
+	// built with s is not the one to keep (Indexer.buildRange builds with
+	// the table's schema first, and merges only when misfit says so).
+	checkFit, misfit bool
 }
 
 // chunkRows is the number of rows given to the column writers at a time.
@@ -246,6 +252,7 @@ func (b *builder) build(partition int32, s Schema, recs []Record, maxFields int,
 		b.names = map[string]string{}
 	}
 	b.fs.reset(s)
+	b.misfit = false
 	inGroup := 0
 	for start := 0; start < len(recs); start += chunkRows {
 		end := min(start+chunkRows, len(recs))
@@ -444,7 +451,18 @@ func (b *builder) row(partition int32, s Schema, rc *rowCols, r *Record, maxFiel
 				obj = &b.obj
 			}
 			typed = obj != nil && obj.fitsIn(s)
+			b.misfit = b.misfit || b.checkFit && obj != nil && !typed
+		case fieldsRaw:
+			// Not JSON, not an object, or a value its column's type does
+			// not take: only the last would merge into a wider schema.
+			b.misfit = b.misfit || b.checkFit && b.obj.parse(r.Value, maxFields, b.names) == nil
 		}
+	} else if r.Value != nil && b.checkFit && !b.misfit {
+		// No typed columns yet: any object brings fields.
+		if b.names == nil {
+			b.names = map[string]string{}
+		}
+		b.misfit = b.obj.parse(r.Value, maxFields, b.names) == nil && len(b.obj.Names) > 0
 	}
 	if !typed {
 		for _, c := range rc.fields {

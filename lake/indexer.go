@@ -424,14 +424,18 @@ func (x *Indexer) buildRange(ctx context.Context, r Range) ([]DataFile, error) {
 	if len(r.Records) == 0 {
 		return nil, nil
 	}
-	// The range's schema first (each value scanned into one reused
-	// object, merged only when it brings something new), then each bucket's
-	// file, built for its entry only: the catalog keeps no bytes.
+	// The files are built with the table's schema as it is; only when a
+	// record would bring a field or widen a type (the builder's misfit)
+	// is the range's schema merged into it (each value scanned into one
+	// reused object, merged only when it brings something new) and the
+	// files built again. Either way they are the files of the merged
+	// schema: with no misfit, merging the records' schemas changes
+	// nothing. Each file is built for its entry only: the catalog keeps
+	// no bytes.
 	if x.names == nil {
 		x.names = map[string]string{}
 	}
-	add := rangeSchema(r.Records, x.o.MaxFields, x.names)
-	sch, ver, err := x.cat.MergeSchema(ctx, x.table, add)
+	sch, ver, err := x.cat.MergeSchema(ctx, x.table, Schema{})
 	if err != nil {
 		return nil, err
 	}
@@ -450,16 +454,30 @@ func (x *Indexer) buildRange(ctx context.Context, r Range) ([]DataFile, error) {
 			break
 		}
 	}
-	var files []DataFile
-	for _, b := range slices.Sorted(mapKeys(buckets)) {
-		_, df, err := x.b.build(x.o.Partition, sch, buckets[b], x.o.MaxFields, nil)
-		if err != nil {
+	x.b.checkFit = true
+	defer func() { x.b.checkFit = false }()
+	for merged := false; ; merged = true {
+		var files []DataFile
+		misfit := false
+		for _, b := range slices.Sorted(mapKeys(buckets)) {
+			_, df, err := x.b.build(x.o.Partition, sch, buckets[b], x.o.MaxFields, nil)
+			if err != nil {
+				return nil, err
+			}
+			if x.b.misfit && !merged {
+				misfit = true
+				break
+			}
+			df.StartOffset, df.EndOffset, df.Bucket, df.Trigger, df.SchemaVersion = r.Start, r.End, b, r.Trigger, ver
+			files = append(files, df)
+		}
+		if !misfit {
+			return files, nil
+		}
+		if sch, ver, err = x.cat.MergeSchema(ctx, x.table, rangeSchema(r.Records, x.o.MaxFields, x.names)); err != nil {
 			return nil, err
 		}
-		df.StartOffset, df.EndOffset, df.Bucket, df.Trigger, df.SchemaVersion = r.Start, r.End, b, r.Trigger, ver
-		files = append(files, df)
 	}
-	return files, nil
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {

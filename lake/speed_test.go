@@ -46,12 +46,15 @@ func TestParquetGoSameFile(t *testing.T) {
 // parquet-go's generic writer writing the same rows from memory
 // (BenchmarkBuild against BenchmarkParquetGoRows), interleaved in the
 // same run so that a change of load hits both, and asserts the median
-// ratio meets speedTarget. It runs only with SEGKIT_LAKE_SPEED=1 (a few
-// seconds); SEGKIT_LAKE_SPEED_ROUNDS sets the rounds (15),
+// ratio meets speedTarget, for the build alone and for the indexer's
+// path (Indexer.buildRange in a table that has the records' schema:
+// misfit checked, entry only). It runs only with SEGKIT_LAKE_SPEED=1 (a
+// few seconds); SEGKIT_LAKE_SPEED_ROUNDS sets the rounds (15),
 // SEGKIT_LAKE_SPEED_RECORDS the records per file (10,000), and
 // SEGKIT_LAKE_SPEED_ALL=1 adds, measured the same way but not asserted,
-// refBuild (the build before it was made faster) and the indexer's
-// range path today (BenchmarkBuildRange/objs).
+// refBuild (the build before it was made faster) and the indexer's path
+// in a new table (the schema merged after a first build, then built
+// again).
 //
 // A round is 8 runs of each side, each after a GC, in rotating order (A
 // B, B A, …); its ratio is parquet-go's median time per file over the
@@ -91,6 +94,13 @@ func TestBuildSpeedRatio(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		// Indexing: Indexer.buildRange's path in a table that has the
+		// records' schema (the steady state), the entry only.
+		{"indexer", func() {
+			if err := buildAsIndexer(&bi, sch, recs, names); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
 	if os.Getenv("SEGKIT_LAKE_SPEED_ALL") == "1" {
 		sides = append(sides, struct {
@@ -103,16 +113,10 @@ func TestBuildSpeedRatio(t *testing.T) {
 		}}, struct {
 			name string
 			run  func()
-		}{"indexer_objs", func() {
-			var add Schema
-			objs := make([]*Object, len(recs))
-			for i := range recs {
-				if o, err := parseObject(recs[i].Value, DefaultMaxFields, names); err == nil {
-					add, _ = add.Merge(o.Schema())
-					objs[i] = &o
-				}
-			}
-			if _, _, err := bi.build(0, add, recs, DefaultMaxFields, objs); err != nil {
+		}{"indexer_new_table", func() {
+			// A new table: the first build finds the records do not fit
+			// (misfit), the range's schema is merged, the build is redone.
+			if err := buildAsIndexer(&bi, Schema{}, recs, names); err != nil {
 				t.Fatal(err)
 			}
 		}})
@@ -152,7 +156,7 @@ func TestBuildSpeedRatio(t *testing.T) {
 		best := float64(slices.Min(all[0])) / float64(slices.Min(all[sd]))
 		t.Logf("%s/parquet-go throughput: median %.3f (min %.3f, max %.3f, interquartile %.0f%% of the median); fastest runs %.2f ms vs %.2f ms: %.3f",
 			sides[sd].name, med, lo, hi, 100*iqr, ms(slices.Min(all[sd])), ms(slices.Min(all[0])), best)
-		if sd != 1 {
+		if sides[sd].name != "build" && sides[sd].name != "indexer" {
 			continue
 		}
 		trusted := iqr <= maxTrustedSpread
