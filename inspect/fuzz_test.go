@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
@@ -50,6 +51,18 @@ func FuzzVerify(f *testing.F) {
 		rep, err := inspect.Verify(m, dir, inspect.Options{Now: 1_772_442_000_000})
 		if err != nil {
 			t.Fatalf("Verify: %v", err)
+		}
+		// The entries decoded concurrently (in groups of one and of many)
+		// give the report of the sequential walk.
+		seq, err := inspect.Verify(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 1})
+		if d := cmp.Diff(seq, rep); err != nil || d != "" {
+			t.Fatalf("Parallelism 1: %v, differs (-sequential +default):\n%s", err, d)
+		}
+		restore := inspect.SetGroups(1, 1, 1)
+		par, err := inspect.Verify(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 3})
+		restore()
+		if d := cmp.Diff(seq, par); err != nil || d != "" {
+			t.Fatalf("Parallelism 3, groups of one entry: %v, differs (-sequential +parallel):\n%s", err, d)
 		}
 		s := record.NewScanner(logData, logPath, 0)
 		s.Validate = true

@@ -91,13 +91,16 @@ func (f *fixture) close(t testing.TB) {
 	f.l = nil
 }
 
-// verify runs Verify on the fixture's directory at the clock's time.
+// verify runs Verify on the fixture's directory at the clock's time, and
+// checks that the Mem as a whole gives the same report verified one
+// partition at a time and concurrently (sameParallel).
 func (f *fixture) verify(t testing.TB) inspect.Report {
 	t.Helper()
 	rep, err := inspect.Verify(f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameParallel(t, f.fs, "/", inspect.Options{Now: f.clock.t.UnixMilli()})
 	return rep
 }
 

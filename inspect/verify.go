@@ -53,6 +53,15 @@ type Options struct {
 	// Interrupt, when closed, stops a Verify early: it returns an error
 	// matching ErrInterrupted (and no report). A page's "cancel" closes it.
 	Interrupt <-chan struct{}
+	// Parallelism is how many goroutines decode at once, each with its
+	// own decoders: partitions are verified concurrently, and when there
+	// are fewer partitions than that, the batches of a partition are
+	// decoded concurrently (and checked in order). 0 means
+	// runtime.GOMAXPROCS(0); 1 reads everything in the calling goroutine,
+	// one batch at a time, as Verify always did. The Report is the same
+	// whatever it is. Above 1, Progress is called from other goroutines,
+	// one call at a time.
+	Parallelism int
 }
 
 // ErrInterrupted is matched by the error of a Verify whose
@@ -178,11 +187,11 @@ func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
 		}
 		parts = append(parts, p)
 	}
+	if err := v.partitions(parts); err != nil {
+		return Report{}, err
+	}
 	rep := Report{Problems: []finding.Problem{}, Partitions: []PartitionReport{}}
 	for _, p := range parts {
-		if err := v.partition(p); err != nil {
-			return Report{}, err
-		}
 		pr := p.rep
 		for _, pb := range p.problems {
 			switch pb.Level {
@@ -211,6 +220,8 @@ type verifier struct {
 	logDirs map[string]*logDirState
 
 	done, total, reported int64
+	shared                *sharedProgress // a worker's: the Verify's progress (parallel.go)
+	decoders              []*decoder      // a worker's: decode its entries (parallel.go)
 
 	w     resync.Walker
 	it    record.Iterator // records of the entry being checked
@@ -470,13 +481,38 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 	if v.interrupted() {
 		return ErrInterrupted
 	}
+	c := v.startSegment(p, s)
+	if err := v.readSegment(p.dir, s, func(r *entryResult) error { v.check(p, s, c, r, last, clean); return nil }); err != nil {
+		return err
+	}
+	return v.endSegment(p, s, c, last)
+}
+
+// segCheck is the state of the checks of one segment.
+type segCheck struct {
+	logPath   string
+	sr        SegmentReport
+	nProblems int
+	entries   []verify.LogEntrySummary
+}
+
+// startSegment starts the checks of segment s of p.
+func (v *verifier) startSegment(p *partition, s *segFiles) *segCheck {
 	logPath := path.Join(p.dir, s.log.Name())
-	sr := SegmentReport{File: logPath, BaseOffset: s.base, Size: s.log.Size(), FirstOffset: -1, LastOffset: -1, MaxTimestamp: -1}
-	nProblems := len(p.problems)
+	c := &segCheck{logPath: logPath, nProblems: len(p.problems),
+		sr: SegmentReport{File: logPath, BaseOffset: s.base, Size: s.log.Size(), FirstOffset: -1, LastOffset: -1, MaxTimestamp: -1}}
 	p.aborted = p.aborted[:0]
 	p.segMaxTs, p.segFirstTs, p.haveEntries = record.NoTimestamp, record.NoTimestamp, false
-	var entries []verify.LogEntrySummary
+	return c
+}
 
+// readSegment reads the .log of segment s of partition directory dir:
+// each valid entry's records, and each damaged region. It calls fn with
+// each, in file order (the entryResult is stale after fn returns); an
+// error from fn stops the read, which returns it. With decoders, they
+// decode the entries concurrently (parallel.go).
+func (v *verifier) readSegment(dir string, s *segFiles, fn func(r *entryResult) error) error {
+	logPath := path.Join(dir, s.log.Name())
 	f, err := v.fsys.Open(logPath)
 	if err != nil {
 		return err
@@ -484,34 +520,61 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 	defer f.Close()
 	size := s.log.Size()
 	start := v.done
+	if len(v.decoders) >= 2 {
+		if err := v.readParallel(f, size, logPath, fn); err != nil {
+			return fmt.Errorf("inspect: %s: %w", logPath, err)
+		}
+		v.done = start + size
+		v.progress(v.done, true)
+		return nil
+	}
+	var r entryResult
 	entry := func(e *record.Entry) error {
 		if v.interrupted() {
 			return ErrInterrupted
 		}
-		sum, ok := v.entry(p, s, logPath, e, &sr)
-		entries = append(entries, sum)
-		if ok {
-			sr.Batches++
+		v.read(e, &r)
+		if err := fn(&r); err != nil {
+			return err
 		}
 		v.progress(start+e.Position+int64(e.Size()), false)
 		return nil
 	}
 	hurt := func(d resync.Damage) error {
-		v.damage(p, logPath, d, last, clean)
-		return nil
+		return fn(&entryResult{damage: &d})
 	}
 	if err := v.w.Walk(f, size, logPath, entry, hurt); err != nil {
 		return fmt.Errorf("inspect: %s: %w", logPath, err)
 	}
 	v.done = start + size
 	v.progress(v.done, true)
+	return nil
+}
+
+// check applies one entry (or damaged region) read by readSegment to
+// the checks of segment s, in file order.
+func (v *verifier) check(p *partition, s *segFiles, c *segCheck, r *entryResult, last, clean bool) {
+	if r.damage != nil {
+		v.damage(p, c.logPath, *r.damage, last, clean)
+		return
+	}
+	sum, ok := v.entry(p, s, c.logPath, r, &c.sr)
+	c.entries = append(c.entries, sum)
+	if ok {
+		c.sr.Batches++
+	}
+}
+
+// endSegment ends the checks of segment s: its indexes, and its report.
+func (v *verifier) endSegment(p *partition, s *segFiles, c *segCheck, last bool) error {
+	sr := &c.sr
 	sr.MaxTimestamp = p.segMaxTs
 	p.firstTss = append(p.firstTss, p.segFirstTs)
 
-	if err := v.indexes(p, s, entries, last); err != nil {
+	if err := v.indexes(p, s, c.entries, last); err != nil {
 		return err
 	}
-	for _, pb := range p.problems[nProblems:] {
+	for _, pb := range p.problems[c.nProblems:] {
 		switch pb.Level {
 		case finding.Error:
 			sr.Errors++
@@ -521,15 +584,30 @@ func (v *verifier) segment(p *partition, s *segFiles, last, clean bool) error {
 	}
 	p.rep.Batches += sr.Batches
 	p.rep.Records += sr.Records
-	p.rep.Segments = append(p.rep.Segments, sr)
+	p.rep.Segments = append(p.rep.Segments, *sr)
 	return nil
 }
 
-// entry checks one entry that passed the scanner's header and CRC checks,
-// feeds it to the cross-checks, and returns its summary and whether its
-// records are valid.
-func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry, sr *SegmentReport) (verify.LogEntrySummary, bool) {
-	sum := verify.LogEntrySummary{
+// entryResult is what reading one entry gives (read), before the checks
+// that depend on the entries before it (entry): or a damaged region.
+type entryResult struct {
+	sum     verify.LogEntrySummary
+	records int64
+	recErr  error // the records do not decode
+	v2      bool
+	epoch   int32 // a v2 batch's partition leader epoch
+	// info is the v2 batch's producer.FromBatch, when its records decode.
+	info    producer.BatchInfo
+	infoErr error
+	damage  *resync.Damage // not an entry: a damaged region
+}
+
+// read decodes the records of one entry that passed the scanner's header
+// and CRC checks into r.
+func (v *verifier) read(e *record.Entry, r *entryResult) {
+	*r = entryResult{}
+	sum := &r.sum
+	*sum = verify.LogEntrySummary{
 		Position: e.Position, Size: int64(e.Size()), Magic: e.Magic,
 		BaseOffset: e.BaseOffset(), LastOffset: e.LastOffset(), MaxTimestamp: e.MaxTimestamp(),
 		OffsetOfMaxTimestamp: e.LastOffset(), ProducerID: record.NoProducerID,
@@ -560,6 +638,10 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 		if recErr == nil && records != int64(b.RecordCount) {
 			recErr = fmt.Errorf("declared %d records, found %d", b.RecordCount, records)
 		}
+		r.v2, r.epoch = true, b.PartitionLeaderEpoch
+		if recErr == nil {
+			r.info, r.infoErr = producer.FromBatch(b, &v.ctlIt)
+		}
 	} else {
 		sum.Compressed = e.Legacy.Codec() != compress.None
 		sum.LogAppendTime = e.Legacy.TimestampType() == record.LogAppendTime
@@ -572,8 +654,15 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 		}
 		recErr = v.lit.Err()
 	}
+	r.records, r.recErr = records, recErr
+}
+
+// entry checks one entry read by read, feeds it to the cross-checks, and
+// returns its summary and whether its records are valid.
+func (v *verifier) entry(p *partition, s *segFiles, file string, r *entryResult, sr *SegmentReport) (verify.LogEntrySummary, bool) {
+	sum, records, recErr := r.sum, r.records, r.recErr
 	if recErr != nil {
-		p.add(file, e.Position, finding.KindLogInvalidRecords, finding.Error,
+		p.add(file, sum.Position, finding.KindLogInvalidRecords, finding.Error,
 			"entry at offsets %d..%d: its checksum verifies but its records do not decode: %v", sum.BaseOffset, sum.LastOffset, recErr)
 	} else {
 		sr.Records += records
@@ -581,7 +670,7 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 
 	// Offsets: within the segment, increasing, continuous.
 	if sum.BaseOffset < s.base || sum.LastOffset-s.base > math.MaxInt32 || sum.LastOffset < sum.BaseOffset {
-		p.add(file, e.Position, finding.KindLogOffsetRange, finding.Error,
+		p.add(file, sum.Position, finding.KindLogOffsetRange, finding.Error,
 			"entry holds offsets %d..%d, outside the segment's range [%d, %d]: its indexes cannot address it (Kafka's recovery fails on it)", sum.BaseOffset, sum.LastOffset, s.base, s.base+math.MaxInt32)
 	}
 	damaged := p.damaged
@@ -599,14 +688,14 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 	if p.prevLast >= 0 {
 		switch {
 		case sum.BaseOffset <= p.prevLast:
-			p.add(file, e.Position, finding.KindLogOffsetOrder, finding.Error,
+			p.add(file, sum.Position, finding.KindLogOffsetOrder, finding.Error,
 				"entry at offsets %d..%d does not follow offset %d (%s:%d): Kafka's recovery truncates here", sum.BaseOffset, sum.LastOffset, p.prevLast, p.prevFile, p.prevPos)
 		case sum.BaseOffset > p.prevLast+1 && damaged < 0:
 			level, why := finding.Warning, "on a topic that is not compacted this means lost batches"
 			if p.rep.Compacted {
 				level, why = finding.Info, "normal in a compacted partition"
 			}
-			p.add(file, e.Position, finding.KindLogOffsetGap, level,
+			p.add(file, sum.Position, finding.KindLogOffsetGap, level,
 				"%s missing before this entry (the previous entry ends at %d, %s:%d): %s", offsetsText(p.prevLast+1, sum.BaseOffset-1), p.prevLast, p.prevFile, p.prevPos, why)
 		}
 	}
@@ -615,7 +704,7 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 		p.full = sum.BaseOffset == 0 && !p.rep.Compacted
 	}
 	p.prevLast = max(p.prevLast, sum.LastOffset)
-	p.prevFile, p.prevPos = file, e.Position
+	p.prevFile, p.prevPos = file, sum.Position
 	if sr.FirstOffset < 0 {
 		sr.FirstOffset = sum.BaseOffset
 	}
@@ -633,17 +722,17 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 	for ; p.nextSnap < len(p.snaps) && p.snaps[p.nextSnap] <= sum.BaseOffset; p.nextSnap++ {
 		v.compareSnapshot(p, p.snaps[p.nextSnap])
 	}
-	if e.Magic == record.MagicV2 {
-		b := &e.Batch
-		if ep := b.PartitionLeaderEpoch; ep >= 0 {
+	if r.v2 {
+		// A v2 batch's BaseOffset and ProducerID are sum's.
+		if ep := r.epoch; ep >= 0 {
 			if n := len(p.epochRuns); n > 0 && p.epochRuns[n-1].epoch == ep {
-				p.epochRuns[n-1].lastBase = b.BaseOffset
+				p.epochRuns[n-1].lastBase = sum.BaseOffset
 			} else {
-				p.epochRuns = append(p.epochRuns, epochRun{epoch: ep, firstBase: b.BaseOffset, lastBase: b.BaseOffset, file: file, pos: e.Position})
+				p.epochRuns = append(p.epochRuns, epochRun{epoch: ep, firstBase: sum.BaseOffset, lastBase: sum.BaseOffset, file: file, pos: sum.Position})
 			}
 		}
 		if recErr == nil {
-			v.replay(p, b, file, e.Position)
+			v.replay(p, r, file, sum.Position)
 		}
 	}
 	return sum, recErr == nil
@@ -651,8 +740,8 @@ func (v *verifier) entry(p *partition, s *segFiles, file string, e *record.Entry
 
 // replay applies a v2 batch to the producer state, as Kafka's recovery
 // does, and remembers the aborted transaction it completes.
-func (v *verifier) replay(p *partition, b *record.Batch, file string, pos int64) {
-	info, err := producer.FromBatch(b, &v.ctlIt)
+func (v *verifier) replay(p *partition, r *entryResult, file string, pos int64) {
+	info, err := r.info, r.infoErr
 	if err == nil {
 		var done *producer.CompletedTxn
 		var lso int64
@@ -665,7 +754,7 @@ func (v *verifier) replay(p *partition, b *record.Batch, file string, pos int64)
 		}
 	}
 	if err != nil {
-		p.add(file, pos, finding.KindProducerState, finding.Warning, "batch at offset %d (producer %d): %v", b.BaseOffset, b.ProducerID, err)
+		p.add(file, pos, finding.KindProducerState, finding.Warning, "batch at offset %d (producer %d): %v", r.sum.BaseOffset, r.sum.ProducerID, err)
 	}
 }
 
@@ -719,6 +808,11 @@ func (v *verifier) damage(p *partition, file string, d resync.Damage, last, clea
 // progress reports progress at most once per MiB, or when forced.
 func (v *verifier) progress(done int64, force bool) {
 	if v.opt.Progress == nil {
+		return
+	}
+	if v.shared != nil {
+		v.shared.add(done-v.reported, force)
+		v.reported = done
 		return
 	}
 	if force || done-v.reported >= 1<<20 {
