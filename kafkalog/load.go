@@ -379,6 +379,7 @@ func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
 		bases = append(bases, b)
 	}
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	var cur producerCursor // the producer state of the segments recovered here
 	for _, b := range bases {
 		s, err := segment.Open(l.fsys, l.dir, b, l.segConfig(), segment.OpenOptions{Clock: l.clock, ReadOnly: l.opt.ReadOnly})
 		if err != nil {
@@ -406,7 +407,7 @@ func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
 			if err := l.lowerRecoveryPoint(b); err != nil {
 				return err
 			}
-			if err := l.recoverSegment(s, reason); err != nil {
+			if err := l.recoverSegment(s, len(l.segs)-1, reason, &cur); err != nil {
 				return err
 			}
 			continue
@@ -415,7 +416,7 @@ func (l *Log) loadSegmentFiles(clean bool, recoveryPoint int64) error {
 			if err := l.lowerRecoveryPoint(b); err != nil {
 				return err
 			}
-			if err := l.recoverSegment(s, fmt.Sprintf("sanity check: %v", err)); err != nil {
+			if err := l.recoverSegment(s, len(l.segs)-1, fmt.Sprintf("sanity check: %v", err), &cur); err != nil {
 				return err
 			}
 		}
@@ -490,6 +491,7 @@ func (l *Log) recoverLog(recoveryPoint int64) error {
 	for _, r := range l.load.Recovered {
 		recovered[r.BaseOffset] = r.Result
 	}
+	var cur producerCursor
 	for i := start; i < len(l.segs); i++ {
 		s := l.segs[i]
 		if prev, ok := recovered[s.BaseOffset()]; ok {
@@ -497,7 +499,7 @@ func (l *Log) recoverLog(recoveryPoint int64) error {
 				Result: segment.RecoverResult{ValidBytes: prev.ValidBytes, Entries: prev.Entries, NextOffset: prev.NextOffset}})
 			continue
 		}
-		res, err := l.recoverSegmentResult(s, l.recoveryReason(s), l.segs[i+1:])
+		res, err := l.recoverSegmentResult(s, i, l.recoveryReason(s), l.segs[i+1:], &cur)
 		if err != nil {
 			return err
 		}
@@ -530,18 +532,19 @@ func (l *Log) recoveryReason(s *segment.Segment) string {
 	return "unclean shutdown"
 }
 
-func (l *Log) recoverSegment(s *segment.Segment, why string) error {
-	_, err := l.recoverSegmentResult(s, why, nil)
+// recoverSegment recovers l.segs[i], s, with the producer state of cur.
+func (l *Log) recoverSegment(s *segment.Segment, i int, why string, cur *producerCursor) error {
+	_, err := l.recoverSegmentResult(s, i, why, nil, cur)
 	return err
 }
 
-// recoverSegmentResult recovers one segment, rebuilding its transaction
-// index from the producer state replayed up to its base offset, and the
-// leader epoch cache from its batches. doomed are the segments a
-// truncation of s deletes.
-func (l *Log) recoverSegmentResult(s *segment.Segment, why string, doomed []*segment.Segment) (segment.RecoverResult, error) {
-	ps := producer.NewState()
-	if err := l.replayProducers(ps, s.BaseOffset()); err != nil {
+// recoverSegmentResult recovers one segment, l.segs[i], rebuilding its
+// transaction index from the producer state replayed up to its base
+// offset (cur's, advanced to it), and the leader epoch cache from its
+// batches. doomed are the segments a truncation of s deletes.
+func (l *Log) recoverSegmentResult(s *segment.Segment, i int, why string, doomed []*segment.Segment, cur *producerCursor) (segment.RecoverResult, error) {
+	ps, err := l.producersBefore(cur, i)
+	if err != nil {
 		return segment.RecoverResult{}, err
 	}
 	hooks := segment.RecoverHooks{OnBatch: func(e *record.Entry) ([]index.AbortedTxn, error) {
@@ -555,8 +558,12 @@ func (l *Log) recoverSegmentResult(s *segment.Segment, why string, doomed []*seg
 	}
 	res, err := s.Recover(hooks)
 	if err != nil {
+		cur.ps = nil
 		return res, err
 	}
+	// ps now holds s's valid entries too, the last of them below
+	// res.NextOffset (recovery keeps offsets increasing).
+	cur.next, cur.end = i+1, max(cur.end, res.NextOffset)
 	l.load.Recovered = append(l.load.Recovered, RecoveredSegment{BaseOffset: s.BaseOffset(), Why: why, Result: res})
 	return res, nil
 }
@@ -627,6 +634,56 @@ func updateProducers(ps *producer.State, b *record.Batch, it *record.Iterator) (
 	return []index.AbortedTxn{{ProducerID: done.ProducerID, FirstOffset: done.FirstOffset, LastOffset: done.LastOffset, LastStableOffset: lso}}, nil
 }
 
+// producerCursor is the producer state of a load that recovers segment
+// after segment, kept from one to the next. Each recovery starts from the
+// state replayProducers gives up to its segment's base offset (Kafka's
+// LogLoader rebuilds it from the latest snapshot below); replaying from the
+// first segment for each would read a log of n segments n²/2 times, so the
+// state is carried on instead, and only the segments it has not seen yet
+// are replayed into it.
+type producerCursor struct {
+	// ps is, when not nil, the state of the entries of l.segs[:next],
+	// each segment's whole (no entry of them at or above end).
+	ps   *producer.State
+	next int
+	end  int64 // the offset after the last entry in ps
+}
+
+// producersBefore returns the producer state replayProducers would give
+// for recovering l.segs[i] (every entry below its base offset, from the
+// segments before it), advancing cur to it: it replays only the segments
+// cur has not seen, or all of them from a fresh state when cur cannot be
+// advanced (it is at or past i, or holds entries at or above the base).
+// The state it returns is cur's, which the recovery of l.segs[i] then
+// advances.
+func (l *Log) producersBefore(cur *producerCursor, i int) (*producer.State, error) {
+	upTo := l.segs[i].BaseOffset()
+	if cur.ps == nil || cur.next > i || cur.end > upTo {
+		*cur = producerCursor{ps: producer.NewState()}
+	}
+	for ; cur.next < i; cur.next++ {
+		end, whole, err := l.replaySegment(cur.ps, l.segs[cur.next], upTo)
+		if err != nil {
+			cur.ps = nil
+			return nil, err
+		}
+		cur.end = max(cur.end, end)
+		if !whole {
+			// It stopped at upTo: a later target would need more of it,
+			// so the state serves this recovery only.
+			ps, from := cur.ps, cur.next+1
+			*cur = producerCursor{}
+			for j := from; j < i; j++ {
+				if _, _, err := l.replaySegment(ps, l.segs[j], upTo); err != nil {
+					return nil, err
+				}
+			}
+			return ps, nil
+		}
+	}
+	return cur.ps, nil
+}
+
 // replayProducers rebuilds producer state up to offset `upTo` (exclusive)
 // from the segments already loaded below it.
 func (l *Log) replayProducers(ps *producer.State, upTo int64) error {
@@ -634,22 +691,29 @@ func (l *Log) replayProducers(ps *producer.State, upTo int64) error {
 		if s.BaseOffset() >= upTo {
 			break
 		}
-		if err := l.replaySegment(ps, s, upTo); err != nil {
+		if _, _, err := l.replaySegment(ps, s, upTo); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (l *Log) replaySegment(ps *producer.State, s *segment.Segment, upTo int64) error {
+// replaySegment applies the entries of s below upTo to ps, up to the
+// first that does not read (recovery of that segment reports it). It
+// returns the offset after the last entry applied, and whether it stopped
+// at the segment's end or its damage rather than at upTo.
+func (l *Log) replaySegment(ps *producer.State, s *segment.Segment, upTo int64) (end int64, whole bool, err error) {
 	size := s.Size()
 	var rs record.ReaderScanner
 	rs.Reset(segmentReader{s}, size, s.LogPath(), 0)
+	whole = true
 	for rs.Next() {
 		e := rs.Entry()
 		if e.LastOffset() >= upTo {
+			whole = false
 			break
 		}
+		end = max(end, e.LastOffset()+1)
 		if e.Magic == record.MagicV2 {
 			updateProducers(ps, &e.Batch, &l.it) // problems are reported by recovery
 		}
@@ -657,11 +721,11 @@ func (l *Log) replaySegment(ps *producer.State, s *segment.Segment, upTo int64) 
 	if err := rs.Err(); err != nil {
 		var ce *format.CorruptionError
 		if errors.As(err, &ce) {
-			return nil // recovery of that segment will report it
+			return end, whole, nil // recovery of that segment will report it
 		}
-		return err
+		return end, whole, err
 	}
-	return nil
+	return end, whole, nil
 }
 
 // segmentReader adapts a segment to io.ReaderAt.
