@@ -777,7 +777,11 @@ func (l *Log) rebuildProducerState() (err error) {
 		break
 	}
 	for _, s := range l.segs {
-		if next := l.segmentEnd(s); next <= from {
+		if next := l.segmentEnd(s); next <= from || from >= l.nextOffset {
+			// Nothing after the snapshot: with one at the log end (a
+			// clean shutdown, a recovery's close), no batch is read at all,
+			// as Kafka's rebuildProducerState reads none
+			// (lastOffset > startOffset).
 			continue
 		}
 		var rs record.ReaderScanner

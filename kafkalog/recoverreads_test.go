@@ -174,3 +174,57 @@ func checkRecoveryReads(t *testing.T, fsys vfs.FS, dir string, cfg kafkalog.Conf
 		}
 	}
 }
+
+// TestOpenWithSnapshotAtEndReadsNoBatch: a cleanly closed log has a
+// producer snapshot at its log end; opening it again (after a clean
+// shutdown, or to recover it with its indexes intact) loads the producer
+// state from that snapshot and reads no batch of the active segment for
+// it, as Kafka's rebuildProducerState reads none.
+func TestOpenWithSnapshotAtEndReadsNoBatch(t *testing.T) {
+	const dir = "data/orders-0"
+	cfg := smallConfig(t, 1<<20)
+	fsys := vfs.NewMem()
+	c := &clock{ms: 1_700_000_000_000}
+	recoveryWorkload(t, fsys, dir, cfg, c)
+	files, err := vfs.ReadDir(fsys, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs, snaps []string
+	var logBytes int64
+	for _, fi := range files {
+		switch _, ext, _ := segment.ParseFileName(fi.Name()); ext {
+		case segment.LogSuffix:
+			logs = append(logs, fi.Name())
+			logBytes = fi.Size()
+		case segment.SnapshotSuffix:
+			snaps = append(snaps, fi.Name())
+		}
+	}
+	if len(logs) != 1 || len(snaps) == 0 {
+		t.Fatalf("the workload left %v and %v: want one segment and a snapshot", logs, snaps)
+	}
+	var read atomic.Int64
+	counted := vfs.WithFaults(fsys, vfs.InjectorFunc(func(op vfs.Op) error {
+		if (op.Kind == vfs.OpReadAt || op.Kind == vfs.OpRead) && strings.HasSuffix(op.Path, segment.LogSuffix) {
+			read.Add(op.Len)
+		}
+		return nil
+	}))
+	l, err := kafkalog.Open(counted, dir, cfg, kafkalog.Options{Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// Reading the next offset scans from the last index entry: about
+	// one index.interval.bytes of batches (256 bytes here).
+	if got := read.Load(); got > logBytes/8 {
+		t.Errorf("opening a cleanly closed log read %d bytes of its %d-byte .log", got, logBytes)
+	}
+	// The state came from the snapshot: both producers are known.
+	for _, pid := range []int64{7, 8} {
+		if _, ok := kafkalog.ProducerEntry(l, pid); !ok {
+			t.Errorf("producer %d is not in the loaded producer state", pid)
+		}
+	}
+}
