@@ -29,9 +29,10 @@ type LoadReport struct {
 	// RecoveryPoint is the checkpointed recovery point (0 if none).
 	RecoveryPoint int64
 	// Deleted lists the leftover files Open removed: .deleted files,
-	// .cleaned files, incomplete .swap files, orphan indexes, and segments
-	// dropped after a truncating recovery (not the files a completed swap
-	// replaced: see Replaced).
+	// .cleaned files, incomplete .swap files, orphan indexes, segments
+	// dropped after a truncating recovery, and every segment of a log that
+	// ends below its checkpointed log start offset (not the files a
+	// completed swap replaced: see Replaced).
 	Deleted []string
 	// Renamed lists .swap files completed into their normal names.
 	Renamed []string
@@ -222,9 +223,21 @@ func (l *Log) loadAll() error {
 	// and crashed before deleting), the segments go and the log restarts
 	// at the checkpointed offset (deleteSegmentsIfLogStartGreaterThanLogEnd).
 	if checkpointedStart > l.nextOffset && !l.opt.ReadOnly {
+		for _, s := range l.segs {
+			if d := l.opt.BeforeDiscard; d != nil {
+				if err := d(s.LogPath(), 0); err != nil {
+					return err
+				}
+			}
+		}
+		var doomed []string
+		for _, s := range l.segs {
+			doomed = append(doomed, path.Base(s.LogPath()))
+		}
 		if err := l.truncateFullyAndStartAt(checkpointedStart); err != nil {
 			return err
 		}
+		l.load.Deleted = append(l.load.Deleted, doomed...)
 	}
 	l.logStartOffset = max(checkpointedStart, l.segs[0].BaseOffset())
 	if l.logStartOffset > l.nextOffset {
@@ -553,8 +566,27 @@ func (l *Log) recoverSegmentResult(s *segment.Segment, i int, why string, doomed
 		}
 		return l.observeBatch(ps, &e.Batch, s.LogPath(), e.Position)
 	}}
-	if !l.opt.TruncateCorrupt {
-		hooks.BeforeTruncate = func(c segment.Cut) error { return refuseUnprovenCut(c, doomed) }
+	refuse, discard := !l.opt.TruncateCorrupt, l.opt.BeforeDiscard
+	if refuse || discard != nil {
+		hooks.BeforeTruncate = func(c segment.Cut) error {
+			if refuse {
+				if err := refuseUnprovenCut(c, doomed); err != nil {
+					return err
+				}
+			}
+			if discard == nil {
+				return nil
+			}
+			if err := discard(c.Path, c.ValidBytes); err != nil {
+				return err
+			}
+			for _, d := range doomed {
+				if err := discard(d.LogPath(), 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 	}
 	res, err := s.Recover(hooks)
 	if err != nil {

@@ -71,6 +71,15 @@ type Options struct {
 	// Open opens the timeline read-only (Log.Timeline), for its holds
 	// and history. Open fails if the timeline cannot be read.
 	Timeline bool
+	// BeforeDiscard, if set, is called while Open recovers the log, before
+	// it cuts the bytes of a .log from position from to its end: a
+	// recovery's cut at the end of the valid prefix, each later segment
+	// that cut deletes (from 0), and every segment when the log is below
+	// its checkpointed start (deleteSegmentsIfLogStartGreaterThanLogEnd,
+	// from 0). The file is as it was; an error stops Open with it before
+	// anything is cut. repair.Recover reads there what recovery drops, for
+	// its report, without reading the rest of the log again.
+	BeforeDiscard func(file string, from int64) error
 	// Locked says that the caller holds LockPartition(fsys, dir) for as
 	// long as the Log is open, so a writable Open does not lock. Without
 	// it a writable Open locks the partition (and Close releases it),

@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -126,8 +127,12 @@ type scannedEntry struct {
 // log directory's marker, if any, before it writes, and puts it back when
 // the log is closed cleanly.
 //
-// Before recovery, every .log is read past resync.Damage, so that the report can
-// say which valid entries the truncation drops.
+// What recovery drops is read past resync.Damage just before it goes (the
+// bytes after a cut, each segment deleted after it), so that the report can
+// say which valid entries the truncation drops; the rest of the log is
+// read only by the recovery itself. (A directory with a .swap is read
+// whole first: completing the swap replaces segments before recovery
+// starts.)
 //
 // The directory is listed as ListPartition lists it: symbolic links are
 // followed (the engine reads and truncates through them, as Kafka does),
@@ -143,6 +148,13 @@ type scannedEntry struct {
 // Open, it truncates corruption (kafkalog.Options.TruncateCorrupt): that is the
 // repair.
 func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error) {
+	return recoverDir(fsys, dir, opt, false)
+}
+
+// recoverDir is Recover. With prescanAll it reads every .log before
+// recovery, as it does for a directory with a .swap: the report is the
+// same, which the tests check (recoverDir both ways).
+func recoverDir(fsys vfs.FS, dir string, opt RecoverOptions, prescanAll bool) (RecoverReport, error) {
 	dir = path.Clean(dir)
 	rep := RecoverReport{Dir: dir, RecoveryPoint: -1, Segments: []RecoveredSegment{}, Deleted: []DeletedFile{}, Renamed: []string{}, Replaced: []string{}, Findings: []finding.Problem{}}
 	if err := inspect.CheckPartitionDir(fsys, dir); err != nil {
@@ -162,11 +174,41 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 	if err != nil {
 		return rep, err
 	}
-	scans, swapScans, before, err := prescan(fsys, dir, entries)
-	if err != nil {
-		return rep, err
+	sizes := map[string]int64{} // of the entries, by name
+	for _, e := range entries {
+		_, ext, err := segment.ParseFileName(e.Name())
+		if err == nil && ext == segment.LogSuffix+segment.SwapSuffix {
+			prescanAll = true
+		}
+		sizes[e.Name()] = e.Size()
 	}
-	rep.LogEndBefore = before
+	var scans, swapScans map[int64]*segmentScan
+	var before int64
+	var discard func(file string, from int64) error
+	if prescanAll {
+		scans, swapScans, before, err = prescan(fsys, dir, entries)
+		if err != nil {
+			return rep, err
+		}
+	} else {
+		// What the recovery drops is read just before it goes.
+		scans, swapScans = map[int64]*segmentScan{}, map[int64]*segmentScan{}
+		var sr scanner
+		discard = func(file string, from int64) error {
+			base, ext, err := segment.ParseFileName(path.Base(file))
+			if err != nil || ext != segment.LogSuffix {
+				return nil
+			}
+			sc := scans[base]
+			if sc == nil {
+				sc = &segmentScan{size: sizes[path.Base(file)]}
+				scans[base] = sc
+			}
+			next, err := sr.scan(fsys, file, from, sc)
+			before = max(before, next, base)
+			return err
+		}
+	}
 
 	parent := path.Dir(dir)
 	tp, err := checkpoint.ParseDirName(path.Base(dir))
@@ -215,17 +257,34 @@ func Recover(fsys vfs.FS, dir string, opt RecoverOptions) (RecoverReport, error)
 	if opt.Config != nil {
 		cfg = *opt.Config
 	}
-	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: opt.Clock, BrokerEpoch: epoch, ForceRecovery: true, TruncateCorrupt: true, Locked: true})
+	l, err := kafkalog.Open(fsys, dir, cfg, kafkalog.Options{Clock: opt.Clock, BrokerEpoch: epoch, ForceRecovery: true, TruncateCorrupt: true, Locked: true, BeforeDiscard: discard})
 	if err != nil {
 		return rep, err
 	}
 	lr := l.LoadReport()
+	if !prescanAll {
+		// The log end before: what the recovery kept (every segment is
+		// recovered, its valid prefix in increasing offsets), what it
+		// dropped (read by discard), and the last segment's base.
+		for _, e := range entries {
+			if base, ext, err := segment.ParseFileName(e.Name()); err == nil && ext == segment.LogSuffix {
+				before = max(before, base)
+			}
+		}
+		for _, rs := range lr.Recovered {
+			before = max(before, rs.Result.NextOffset)
+		}
+	}
+	rep.LogEndBefore = before
 	at := map[int64]int{} // base offset -> index in rep.Segments
 	for _, rs := range lr.Recovered {
 		file := segment.Path(dir, rs.BaseOffset, segment.LogSuffix)
 		sc := scans[rs.BaseOffset]
 		if slices.Contains(lr.Renamed, segment.FileName(rs.BaseOffset, segment.LogSuffix+segment.SwapSuffix)) {
 			sc = swapScans[rs.BaseOffset] // the segment is now the swap's
+		}
+		if sc == nil && !prescanAll {
+			sc = &segmentScan{size: sizes[segment.FileName(rs.BaseOffset, segment.LogSuffix)]} // nothing was cut from it
 		}
 		if sc == nil {
 			// A .swap renamed into place: prescan saw no .log at its base.
@@ -327,9 +386,7 @@ func prescan(fsys vfs.FS, dir string, entries []inspect.PartitionEntry) (logs, s
 	out := map[int64]*segmentScan{}
 	swaps = map[int64]*segmentScan{}
 	var bases []int64
-	var w resync.Walker
-	var lit record.LegacyIterator
-	var rec record.Record
+	var sr scanner
 	for _, fi := range entries {
 		base, ext, err := segment.ParseFileName(fi.Name())
 		swap := ext == segment.LogSuffix+segment.SwapSuffix
@@ -343,30 +400,12 @@ func prescan(fsys vfs.FS, dir string, entries []inspect.PartitionEntry) (logs, s
 			bases = append(bases, base)
 			out[base] = sc
 		}
-		file := path.Join(dir, fi.Name())
-		f, err := fsys.Open(file)
+		n, err := sr.scan(fsys, path.Join(dir, fi.Name()), 0, sc)
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		err = w.Walk(f, fi.Size(), file, func(e *record.Entry) error {
-			var records int64
-			if e.Magic == record.MagicV2 {
-				records = int64(e.Batch.RecordCount)
-			} else {
-				lit.Reset(&e.Legacy) // a compressed wrapper holds several
-				for lit.Next(&rec) {
-					records++
-				}
-			}
-			sc.entries = append(sc.entries, scannedEntry{pos: e.Position, end: e.Position + int64(e.Size()), first: e.BaseOffset(), last: e.LastOffset(), records: records})
-			if !swap {
-				next = max(next, e.LastOffset()+1)
-			}
-			return nil
-		}, func(resync.Damage) error { return nil })
-		f.Close()
-		if err != nil {
-			return nil, nil, 0, err
+		if !swap {
+			next = max(next, n)
 		}
 	}
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
@@ -374,6 +413,53 @@ func prescan(fsys vfs.FS, dir string, entries []inspect.PartitionEntry) (logs, s
 		next = max(next, bases[len(bases)-1])
 	}
 	return out, swaps, next, nil
+}
+
+// scanner reads .log files past resync.Damage for Recover's report.
+type scanner struct {
+	w   resync.Walker
+	lit record.LegacyIterator
+	rec record.Record
+}
+
+// scan reads the valid entries of the .log file from position from (an
+// entry's start) to its end, past damage, into sc, and returns the offset
+// after the last of them (0 if none).
+func (sr *scanner) scan(fsys vfs.FS, file string, from int64, sc *segmentScan) (next int64, err error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if from > size {
+		return 0, nil
+	}
+	err = sr.w.Walk(io.NewSectionReader(f, from, size-from), size-from, file, func(e *record.Entry) error {
+		var records int64
+		if e.Magic == record.MagicV2 {
+			records = int64(e.Batch.RecordCount)
+		} else {
+			sr.lit.Reset(&e.Legacy) // a compressed wrapper holds several
+			for sr.lit.Next(&sr.rec) {
+				records++
+			}
+		}
+		pos := from + e.Position
+		sc.entries = append(sc.entries, scannedEntry{pos: pos, end: pos + int64(e.Size()), first: e.BaseOffset(), last: e.LastOffset(), records: records})
+		next = max(next, e.LastOffset()+1)
+		return nil
+	}, func(resync.Damage) error { return nil })
+	// A segment read again from 0 (cut, then deleted whole with the rest
+	// of the log) adds the entries before its cut to those after it: in
+	// file order, each once.
+	slices.SortStableFunc(sc.entries, func(a, b scannedEntry) int { return cmp.Compare(a.pos, b.pos) })
+	sc.entries = slices.CompactFunc(sc.entries, func(a, b scannedEntry) bool { return a.pos == b.pos })
+	return next, err
 }
 
 // Details of the findings about a partition's entries, shared by Recover,
