@@ -223,7 +223,9 @@ export class IndexedLane {
       placed++;
     }
     track.style.height = `${Math.max(rowEnds.length, 1) * 2.1 + 0.5}em`;
-    Object.assign(lane.dataset, { state: "ready", dir: d.dir, files: String(d.files.length), placed: String(placed), rows: String(rowEnds.length) });
+    // A redraw (the strip resized) while a new answer is on its way draws
+    // the last one: the lane is still loading until that answer comes.
+    Object.assign(lane.dataset, { state: this.inflight ? "loading" : "ready", dir: d.dir, files: String(d.files.length), placed: String(placed), rows: String(rowEnds.length) });
     if (!d.files.length) {
       lane.append(el("p", { class: "empty", id: "indexed-empty" }, "No data file to draw."));
       return;
