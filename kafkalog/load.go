@@ -223,15 +223,13 @@ func (l *Log) loadAll() error {
 	// and crashed before deleting), the segments go and the log restarts
 	// at the checkpointed offset (deleteSegmentsIfLogStartGreaterThanLogEnd).
 	if checkpointedStart > l.nextOffset && !l.opt.ReadOnly {
+		var doomed []string
 		for _, s := range l.segs {
 			if d := l.opt.BeforeDiscard; d != nil {
 				if err := d(s.LogPath(), 0); err != nil {
 					return err
 				}
 			}
-		}
-		var doomed []string
-		for _, s := range l.segs {
 			doomed = append(doomed, path.Base(s.LogPath()))
 		}
 		if err := l.truncateFullyAndStartAt(checkpointedStart); err != nil {

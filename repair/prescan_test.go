@@ -200,3 +200,43 @@ func FuzzRecoverReadsOnlyWhatItDrops(f *testing.F) {
 		}
 	})
 }
+
+// TestRecoverReportsLogBelowItsStart: a log that ends below its
+// checkpointed log start offset (retention moved the start, and the
+// deletion was lost) loses every segment to Kafka's load
+// (deleteSegmentsIfLogStartGreaterThanLogEnd); Recover says so, with what
+// each segment held.
+func TestRecoverReportsLogBelowItsStart(t *testing.T) {
+	fsys, dir, cfg := prescanPartition(t)
+	infos, err := vfs.ReadDir(fsys, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	for _, fi := range infos {
+		if _, ext, _ := segment.ParseFileName(fi.Name()); ext == segment.LogSuffix {
+			logs = append(logs, path.Join(dir, fi.Name()))
+		}
+	}
+	damage(t, fsys, dir, []byte{5, 0, 0, 0, 255}) // log start offset 2040
+	rep, err := Recover(fsys, dir, RecoverOptions{Config: &cfg, Clock: fixedClock{time.UnixMilli(1_800_000_000_000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	records := int64(0)
+	for _, d := range rep.Deleted {
+		if !d.WholeSegment || d.Entries == 0 {
+			t.Errorf("deleted %+v: want a whole segment with its entries", d)
+		}
+		deleted = append(deleted, d.File)
+		records += d.Records
+	}
+	sort.Strings(deleted)
+	if diff := cmp.Diff(logs, deleted); diff != "" || !rep.Changed || rep.LogEndAfter != 2040 {
+		t.Errorf("changed %v, log end after %d, deleted (-segments +reported):\n%s", rep.Changed, rep.LogEndAfter, diff)
+	}
+	if records < 100 {
+		t.Errorf("the deleted segments held %d records", records)
+	}
+}
