@@ -1,9 +1,9 @@
 package inspect
 
-// SetGroups sets the bounds of the groups of entries a worker's decoders
-// decode (readParallel), and returns a function that restores them.
-func SetGroups(bytes, entries, perDecoder int) (restore func()) {
-	b, e, p := groupBytes, groupEntries, groupsPerDecoder
-	groupBytes, groupEntries, groupsPerDecoder = bytes, entries, perDecoder
-	return func() { groupBytes, groupEntries, groupsPerDecoder = b, e, p }
+import "github.com/segkit/segkit/vfs"
+
+// VerifyGroups is Verify with the groups of entries a worker's decoders
+// decode (readParallel) bounded by bytes, entries and perDecoder.
+func VerifyGroups(fsys vfs.FS, dir string, opt Options, bytes, entries, perDecoder int) (Report, error) {
+	return verifyGroups(fsys, dir, opt, groupLimits{bytes, entries, perDecoder})
 }

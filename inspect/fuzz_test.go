@@ -58,9 +58,7 @@ func FuzzVerify(f *testing.F) {
 		if d := cmp.Diff(seq, rep); err != nil || d != "" {
 			t.Fatalf("Parallelism 1: %v, differs (-sequential +default):\n%s", err, d)
 		}
-		restore := inspect.SetGroups(1, 1, 1)
-		par, err := inspect.Verify(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 3})
-		restore()
+		par, err := inspect.VerifyGroups(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 3}, 1, 1, 1)
 		if d := cmp.Diff(seq, par); err != nil || d != "" {
 			t.Fatalf("Parallelism 3, groups of one entry: %v, differs (-sequential +parallel):\n%s", err, d)
 		}

@@ -143,7 +143,7 @@ func (v *verifier) partitions(parts []*partition) error {
 // settings and log directories, its own decoders, and progress counted
 // into shared.
 func (v *verifier) worker(shared *sharedProgress) *verifier {
-	w := &verifier{fsys: v.fsys, opt: v.opt, now: v.now, policy: v.policy, logDirs: v.logDirs, total: v.total, shared: shared}
+	w := &verifier{fsys: v.fsys, opt: v.opt, now: v.now, policy: v.policy, logDirs: v.logDirs, total: v.total, shared: shared, groups: v.groups}
 	w.it.MaxDecompressed = v.opt.MaxDecompressed
 	w.lit.MaxDecompressed = v.opt.MaxDecompressed
 	w.ctlIt.MaxDecompressed = v.opt.MaxDecompressed
@@ -169,15 +169,20 @@ func (s *sharedProgress) add(delta int64, force bool) {
 	}
 }
 
-// These bound a worker's entries in flight when its decoders decode
-// them: groups of up to groupBytes bytes (or one larger entry) or
-// groupEntries entries, and groupsPerDecoder groups per decoder (vars so
-// that tests can shrink them).
-var (
+// groupLimits bound a worker's entries in flight when its decoders
+// decode them: groups of up to bytes bytes (or one larger entry) or
+// entries entries, and perDecoder groups per decoder. Verify uses
+// defaultGroups; tests shrink them (VerifyGroups).
+type groupLimits struct{ bytes, entries, perDecoder int }
+
+// The default groupLimits.
+const (
 	groupBytes       = 256 << 10
 	groupEntries     = 1024
 	groupsPerDecoder = 3
 )
+
+func defaultGroups() groupLimits { return groupLimits{groupBytes, groupEntries, groupsPerDecoder} }
 
 // decoder decodes entries for a worker (readParallel): its own scanner
 // and iterators.
@@ -219,7 +224,7 @@ func (v *verifier) readParallel(f io.ReaderAt, size int64, logPath string, fn fu
 	defer wg.Wait()
 	defer close(work)
 
-	ring := make([]*group, groupsPerDecoder*len(v.decoders))
+	ring := make([]*group, v.groups.perDecoder*len(v.decoders))
 	for i := range ring {
 		ring[i] = &group{ready: make(chan struct{}, 1)}
 	}
@@ -264,7 +269,7 @@ func (v *verifier) readParallel(f io.ReaderAt, size int64, logPath string, fn fu
 			return ErrInterrupted
 		}
 		raw := e.Raw()
-		if cur != nil && (len(cur.buf)+len(raw) > groupBytes || len(cur.ends) == groupEntries) {
+		if cur != nil && (len(cur.buf)+len(raw) > v.groups.bytes || len(cur.ends) == v.groups.entries) {
 			send()
 		}
 		if cur == nil {

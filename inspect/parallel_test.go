@@ -27,11 +27,17 @@ var parallelisms = []int{0, 2, 3, 16}
 // of parallelisms, and fails unless every report (and error) is the same.
 func sameParallel(t testing.TB, fsys vfs.FS, dir string, opt inspect.Options) inspect.Report {
 	t.Helper()
+	return sameParallelWith(t, fsys, dir, opt, inspect.Verify)
+}
+
+// sameParallelWith is sameParallel with verify in place of Verify.
+func sameParallelWith(t testing.TB, fsys vfs.FS, dir string, opt inspect.Options, verify func(vfs.FS, string, inspect.Options) (inspect.Report, error)) inspect.Report {
+	t.Helper()
 	opt.Parallelism = 1
 	want, wantErr := inspect.Verify(fsys, dir, opt)
 	for _, n := range parallelisms {
 		opt.Parallelism = n
-		got, err := inspect.Verify(fsys, dir, opt)
+		got, err := verify(fsys, dir, opt)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Errorf("Verify(%s) with Parallelism %d: error %v, one at a time %v", dir, n, err, wantErr)
 		}
@@ -187,8 +193,9 @@ func TestVerifyParallelGroups(t *testing.T) {
 	})
 	for _, g := range [][3]int{{64 << 10, 256, 3}, {1000, 7, 2}, {1, 1, 1}} {
 		t.Run(fmt.Sprintf("bytes=%d,entries=%d,per=%d", g[0], g[1], g[2]), func(t *testing.T) {
-			defer inspect.SetGroups(g[0], g[1], g[2])()
-			rep := sameParallel(t, f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli()})
+			rep := sameParallelWith(t, f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli()}, func(fsys vfs.FS, dir string, opt inspect.Options) (inspect.Report, error) {
+				return inspect.VerifyGroups(fsys, dir, opt, g[0], g[1], g[2])
+			})
 			if rep.Batches < 1990 || rep.OK {
 				t.Errorf("%d batches, OK %v", rep.Batches, rep.OK)
 			}
@@ -218,21 +225,8 @@ func TestVerifyParallelError(t *testing.T) {
 // called one call at a time, never goes back, and ends at the total.
 func TestVerifyParallelProgress(t *testing.T) {
 	m, c := damagedLogDirs(t)
-	var last, total int64
-	calls := 0
-	_, err := inspect.Verify(m, "/", inspect.Options{Now: c.t.UnixMilli(), Parallelism: 4, Progress: func(done, tot int64) {
-		calls++ // the race detector checks that calls do not overlap
-		if done < last {
-			t.Errorf("progress went back: %d after %d", done, last)
-		}
-		last, total = done, tot
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if calls == 0 || last != total || total == 0 {
-		t.Errorf("%d calls, last %d of %d", calls, last, total)
-	}
+	// The race detector checks that the calls do not overlap.
+	checkProgress(t, m, "/", inspect.Options{Now: c.t.UnixMilli(), Parallelism: 4})
 	stop := make(chan struct{})
 	close(stop)
 	if _, err := inspect.Verify(m, "/", inspect.Options{Parallelism: 4, Interrupt: stop}); !errors.Is(err, inspect.ErrInterrupted) {
@@ -243,13 +237,7 @@ func TestVerifyParallelProgress(t *testing.T) {
 // TestVerifyParallelRealData compares the concurrent and sequential
 // reports of every real log directory, and of the whole kafka-real tree.
 func TestVerifyParallelRealData(t *testing.T) {
-	seen := map[string]bool{}
-	for _, dir := range realdata.PartitionDirs(t) {
-		logDir := filepath.Dir(dir)
-		if seen[logDir] {
-			continue
-		}
-		seen[logDir] = true
+	for _, logDir := range realdata.LogDirs(t) {
 		t.Run(realdata.Rel(t, logDir), func(t *testing.T) {
 			sameParallel(t, vfs.OS(), filepath.ToSlash(logDir), inspect.Options{Now: realNow})
 		})

@@ -162,7 +162,12 @@ type SegmentReport struct {
 // What it finds is in Report.Problems; the error is only for a directory
 // that cannot be listed or a file that cannot be read, or ErrNoPartition.
 func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
-	v := &verifier{fsys: fsys, opt: opt, logDirs: map[string]*logDirState{}}
+	return verifyGroups(fsys, dir, opt, defaultGroups())
+}
+
+// verifyGroups is Verify, its concurrent decoders' groups bounded by g.
+func verifyGroups(fsys vfs.FS, dir string, opt Options, g groupLimits) (Report, error) {
+	v := &verifier{fsys: fsys, opt: opt, logDirs: map[string]*logDirState{}, groups: g}
 	v.now = opt.Now
 	if v.now == 0 {
 		v.now = time.Now().UnixMilli()
@@ -222,6 +227,7 @@ type verifier struct {
 	done, total, reported int64
 	shared                *sharedProgress // a worker's: the Verify's progress (parallel.go)
 	decoders              []*decoder      // a worker's: decode its entries (parallel.go)
+	groups                groupLimits     // what the decoders hold in flight (parallel.go)
 
 	w     resync.Walker
 	it    record.Iterator // records of the entry being checked

@@ -658,16 +658,23 @@ func TestVerifyReadOnlyFS(t *testing.T) {
 
 func TestVerifyProgress(t *testing.T) {
 	f := threeSegments(t)
+	checkProgress(t, f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli()})
+}
+
+// checkProgress verifies dir of fsys with opt and a Progress that checks
+// it is called, never goes back, and ends at the total.
+func checkProgress(t *testing.T, fsys vfs.FS, dir string, opt inspect.Options) {
+	t.Helper()
 	var last, total int64
 	calls := 0
-	_, err := inspect.Verify(f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli(), Progress: func(done, tot int64) {
+	opt.Progress = func(done, tot int64) {
 		calls++
 		if done < last {
 			t.Errorf("progress went back: %d after %d", done, last)
 		}
 		last, total = done, tot
-	}})
-	if err != nil {
+	}
+	if _, err := inspect.Verify(fsys, dir, opt); err != nil {
 		t.Fatal(err)
 	}
 	if calls == 0 || last != total || total == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/index"
 	"github.com/segkit/segkit/kafkalog"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/segment"
@@ -121,57 +122,46 @@ func checkRecoveryReads(t *testing.T, fsys vfs.FS, dir string, cfg kafkalog.Conf
 				t.Fatal(err)
 			}
 			txnIndexes[fi.Name()] = string(b)
-			aborted += len(b) / 34
+			aborted += len(b) / index.AbortedTxnSize
 		}
 	}
 	if segments < 30 || aborted < 20 {
 		t.Fatalf("the workload made %d segments and %d aborted transactions: too few to test", segments, aborted)
 	}
 
-	{
-		{
-			fs := fsys
-			for _, fi := range files {
-				_, ext, err := segment.ParseFileName(fi.Name())
-				if err == nil && ext != segment.LogSuffix && (deleteIndexes || ext == segment.TxnIndexSuffix) {
-					if err := fs.Remove(path.Join(dir, fi.Name())); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			var read atomic.Int64
-			counted := vfs.WithFaults(fs, vfs.InjectorFunc(func(op vfs.Op) error {
-				if (op.Kind == vfs.OpReadAt || op.Kind == vfs.OpRead) && strings.HasSuffix(op.Path, segment.LogSuffix) {
-					read.Add(op.Len)
-				}
-				return nil
-			}))
-			l, err := kafkalog.Open(counted, dir, cfg, kafkalog.Options{Clock: c, ForceRecovery: true})
-			if err != nil {
+	for _, fi := range files {
+		_, ext, err := segment.ParseFileName(fi.Name())
+		if err == nil && ext != segment.LogSuffix && (deleteIndexes || ext == segment.TxnIndexSuffix) {
+			if err := fsys.Remove(path.Join(dir, fi.Name())); err != nil {
 				t.Fatal(err)
-			}
-			if err := l.Close(); err != nil {
-				t.Fatal(err)
-			}
-			// Validation and the index rebuild read each segment once
-			// each, the producer state at the end once more; reads ahead
-			// of a scanner's buffer add a little.
-			if got, limit := read.Load(), 4*logBytes; got > limit {
-				t.Errorf("recovering %d segments (%d bytes of .log) read %d bytes of them (%.1f times the log): more than %d", segments, logBytes, got, float64(got)/float64(logBytes), limit)
-			}
-			t.Logf("%d segments, %d bytes of .log: recovery read %d bytes (%.2f times the log)", segments, logBytes, read.Load(), float64(read.Load())/float64(logBytes))
-			got := map[string]string{}
-			for name := range txnIndexes {
-				b, err := vfs.ReadFile(fs, path.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got[name] = string(b)
-			}
-			if diff := cmp.Diff(txnIndexes, got); diff != "" {
-				t.Errorf("the rebuilt transaction indexes differ from the writer's (-writer +recovery):\n%s", diff)
 			}
 		}
+	}
+	counted, read := countLogReads(fsys)
+	l, err := kafkalog.Open(counted, dir, cfg, kafkalog.Options{Clock: c, ForceRecovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Validation and the index rebuild read each segment once
+	// each, the producer state at the end once more; reads ahead
+	// of a scanner's buffer add a little.
+	if got, limit := read.Load(), 4*logBytes; got > limit {
+		t.Errorf("recovering %d segments (%d bytes of .log) read %d bytes of them (%.1f times the log): more than %d", segments, logBytes, got, float64(got)/float64(logBytes), limit)
+	}
+	t.Logf("%d segments, %d bytes of .log: recovery read %d bytes (%.2f times the log)", segments, logBytes, read.Load(), float64(read.Load())/float64(logBytes))
+	got := map[string]string{}
+	for name := range txnIndexes {
+		b, err := vfs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = string(b)
+	}
+	if diff := cmp.Diff(txnIndexes, got); diff != "" {
+		t.Errorf("the rebuilt transaction indexes differ from the writer's (-writer +recovery):\n%s", diff)
 	}
 }
 
@@ -204,13 +194,7 @@ func TestOpenWithSnapshotAtEndReadsNoBatch(t *testing.T) {
 	if len(logs) != 1 || len(snaps) == 0 {
 		t.Fatalf("the workload left %v and %v: want one segment and a snapshot", logs, snaps)
 	}
-	var read atomic.Int64
-	counted := vfs.WithFaults(fsys, vfs.InjectorFunc(func(op vfs.Op) error {
-		if (op.Kind == vfs.OpReadAt || op.Kind == vfs.OpRead) && strings.HasSuffix(op.Path, segment.LogSuffix) {
-			read.Add(op.Len)
-		}
-		return nil
-	}))
+	counted, read := countLogReads(fsys)
 	l, err := kafkalog.Open(counted, dir, cfg, kafkalog.Options{Clock: c})
 	if err != nil {
 		t.Fatal(err)
@@ -227,4 +211,16 @@ func TestOpenWithSnapshotAtEndReadsNoBatch(t *testing.T) {
 			t.Errorf("producer %d is not in the loaded producer state", pid)
 		}
 	}
+}
+
+// countLogReads returns fsys with the bytes asked of its .log files by
+// reads counted into the counter it returns.
+func countLogReads(fsys vfs.FS) (vfs.FS, *atomic.Int64) {
+	read := new(atomic.Int64)
+	return vfs.WithFaults(fsys, vfs.InjectorFunc(func(op vfs.Op) error {
+		if (op.Kind == vfs.OpReadAt || op.Kind == vfs.OpRead) && strings.HasSuffix(op.Path, segment.LogSuffix) {
+			read.Add(op.Len)
+		}
+		return nil
+	})), read
 }

@@ -171,6 +171,22 @@ func PartitionDirs(tb testing.TB) []string {
 	return out
 }
 
+// LogDirs returns the directories that hold the partition directories
+// (PartitionDirs' parents: the log directories), in the order of their
+// first partition.
+func LogDirs(tb testing.TB) []string {
+	tb.Helper()
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range PartitionDirs(tb) {
+		if l := filepath.Dir(d); !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // FixtureRecordSet decodes a segmentio/kafka-go fixture (.hex: a captured
 // Fetch response) and returns the record set it carries: the bytes after
 // the last int32 size field that runs exactly to the end of the response.
