@@ -40,6 +40,10 @@ type Options struct {
 	// "Error: ..." lines, kept off the standard output so that it stays
 	// Kafka's. Nil sends them to the dump's writer.
 	Errors io.Writer
+	// Parallelism is how many goroutines dump a long .log (its CRCs and
+	// lines; parallel.go): 0 means GOMAXPROCS, 1 dumps it sequentially.
+	// The output is the same.
+	Parallelism int
 }
 
 // Result summarises a dump.
@@ -165,15 +169,25 @@ type printer struct {
 	res  Result
 	line []byte
 	last int64 // the offset of the last record printed, -1 before the first
-	walk describe.Walker
+	// first is the first record's offset, in a parallel worker's printer
+	// (whose last is noOffset before its chunk's first record).
+	first int64
+	walk  describe.Walker
+	// chunk is the parallel dump's read size (chunkSize; tests shrink it).
+	chunk int
 }
 
 // Log dumps the log segment r (size bytes, named path) to w.
 func Log(w io.Writer, r io.ReaderAt, size int64, path string, opt Options) (Result, error) {
+	return logChunked(w, r, size, path, opt, chunkSize)
+}
+
+// logChunked is Log with the parallel dump's chunks of chunk bytes.
+func logChunked(w io.Writer, r io.ReaderAt, size int64, path string, opt Options, chunk int) (Result, error) {
 	if opt.PrintData {
 		opt.Deep = true
 	}
-	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path, last: -1, walk: describe.Walker{MaxDecompressed: opt.MaxDecompressed}}
+	p := &printer{w: bufio.NewWriterSize(w, 64<<10), opt: opt, path: path, last: -1, walk: describe.Walker{MaxDecompressed: opt.MaxDecompressed}, chunk: chunk}
 	err := p.log(r, size)
 	if ferr := p.w.Flush(); err == nil {
 		err = ferr
@@ -190,6 +204,9 @@ func (p *printer) log(r io.ReaderAt, size int64) error {
 	}
 	var rs record.ReaderScanner
 	start := int64(0)
+	if n := p.opt.workers(size, p.chunk); n >= 2 {
+		start = p.parallel(r, size, n, p.chunk)
+	}
 	for {
 		rs.Reset(r, size, p.path, start)
 		for rs.Next() {

@@ -146,7 +146,10 @@ var noMessage [1]describe.Message
 // recordText prints one record line. m is the legacy message the record
 // is, nil for a v2 record.
 func (p *printer) recordText(r *describe.Record, tsType string, m *describe.Message) {
-	if r.Offset != p.last+1 {
+	switch {
+	case p.last == noOffset: // a parallel worker's first record: its chunk's merge checks it
+		p.first = r.Offset
+	case r.Offset != p.last+1:
 		p.res.NonConsecutive = append(p.res.NonConsecutive, OffsetPair{p.last, r.Offset})
 	}
 	p.last = r.Offset

@@ -1,0 +1,220 @@
+package dumplog
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/describe"
+	"github.com/segkit/segkit/record"
+)
+
+// A dump's work is checking each entry's CRC (Kafka prints isvalid) and,
+// deep, formatting every record: both depend on nothing but the entry's
+// bytes. So a long .log is dumped on Options.Parallelism goroutines
+// (GOMAXPROCS by default) and printed as the sequential dump prints it,
+// byte for byte:
+//
+//   - one goroutine reads the file in chunks of chunkSize bytes and cuts
+//     each at the end of its last whole entry, by the entries' length
+//     fields alone (the rest goes to the next chunk);
+//   - workers dump each chunk (an in-memory record.Scanner, a printer of
+//     their own) into the chunk's own output;
+//   - the calling goroutine writes the chunks' outputs in file order and
+//     adds up their results.
+//
+// Only a chunk the sequential dump would print without a problem is used:
+// every entry in it whole and valid, its scan ending at its end, no
+// problem found in it. At the first other one (a bad CRC, corruption,
+// a record that does not decode), at anything irregular in the length
+// fields (zeros, a size out of range, an entry past the end of the file),
+// at a read error or at a partial entry at the end, the parallel part
+// stops and the sequential dump takes over from there, where it prints
+// what it would have printed from the start. The result is the
+// sequential one by construction; FuzzParallel and TestParallelMatches
+// hold it to that.
+//
+// Memory: at most 2 chunks per worker in flight, each chunkSize bytes
+// (or one larger entry, up to maxParallelEntry) and its output.
+
+// chunkSize is the size of the parallel dump's reads.
+const chunkSize = 4 << 20
+
+// maxParallelEntry is the largest entry the parallel dump reads into a
+// chunk of its own; the sequential dump takes over at a larger one.
+const maxParallelEntry = 64 << 20
+
+// noOffset marks a worker's printer that has printed no record yet.
+const noOffset = math.MinInt64
+
+// dumpChunk is a run of whole entries of the file and, once a worker has
+// dumped it, its output and result.
+type dumpChunk struct {
+	start int64 // the file position of buf[0]
+	buf   []byte
+	out   bytes.Buffer
+	res   Result
+	// first and last are the offsets of the first and last record lines
+	// printed (Deep, text), noOffset if none.
+	first, last int64
+	clean       bool
+	done        chan struct{}
+}
+
+// workers returns how many goroutines a dump of size bytes uses.
+func (opt *Options) workers(size int64, chunk int) int {
+	n := opt.Parallelism
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	if size < 2*int64(chunk) {
+		return 1
+	}
+	return n
+}
+
+// parallel dumps the file from its start on n workers, in chunks of
+// chunk bytes, as far as it can (see above), and returns the position
+// where the sequential dump must take over: the end of the last chunk
+// printed.
+func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
+	inflight := 2 * n
+	order := make(chan *dumpChunk, inflight)
+	work := make(chan *dumpChunk, inflight)
+	free := make(chan *dumpChunk, inflight+n+1)
+	var stop atomic.Bool
+
+	var wg sync.WaitGroup
+	for range n {
+		wp := &printer{opt: p.opt, path: p.path, walk: describe.Walker{MaxDecompressed: p.opt.MaxDecompressed}}
+		wp.opt.Errors = io.Discard // a chunk with a problem is not used
+		wp.w = bufio.NewWriterSize(nil, 64<<10)
+		wg.Go(func() {
+			var sc record.Scanner
+			for c := range work {
+				if !stop.Load() {
+					wp.dumpChunk(&sc, c)
+				}
+				close(c.done)
+			}
+		})
+	}
+
+	// The reader: stopAt is where it stopped, read once order is closed.
+	stopAt := int64(0)
+	go func() {
+		defer close(order)
+		defer close(work)
+		var carry []byte // the start of an entry that did not fit, at stopAt
+		for stopAt < size && !stop.Load() {
+			want := chunk
+			if len(carry) >= record.LogOverhead {
+				need := record.LogOverhead + int(format.Int32(carry[record.LengthOffset:]))
+				if need > maxParallelEntry {
+					return
+				}
+				want = max(want, need)
+			}
+			want = int(min(int64(want), size-stopAt))
+			if want <= len(carry) {
+				return // an entry past the end of the file
+			}
+			var c *dumpChunk
+			select {
+			case c = <-free:
+			default:
+				c = &dumpChunk{}
+			}
+			if cap(c.buf) < want {
+				c.buf = make([]byte, want)
+			}
+			c.buf = c.buf[:want]
+			copy(c.buf, carry)
+			readAt := stopAt + int64(len(carry))
+			if m, _ := r.ReadAt(c.buf[len(carry):], readAt); m < want-len(carry) {
+				return // a read error, or the file shrank: the sequential dump says which
+			}
+			cut, regular := entryEnd(c.buf)
+			carry = append(carry[:0], c.buf[cut:]...)
+			if cut > 0 {
+				c.start, c.buf = stopAt, c.buf[:cut]
+				c.done = make(chan struct{})
+				stopAt += int64(cut)
+				order <- c
+				work <- c
+			}
+			if !regular {
+				return
+			}
+		}
+	}()
+
+	end := int64(0)
+	for c := range order {
+		<-c.done
+		if stop.Load() {
+			continue // draining
+		}
+		if !c.clean {
+			stop.Store(true)
+			continue
+		}
+		p.w.Write(c.out.Bytes())
+		p.res.Batches += c.res.Batches
+		p.res.Records += c.res.Records
+		if c.first != noOffset {
+			if c.first != p.last+1 {
+				p.res.NonConsecutive = append(p.res.NonConsecutive, OffsetPair{p.last, c.first})
+			}
+			p.res.NonConsecutive = append(p.res.NonConsecutive, c.res.NonConsecutive...)
+			p.last = c.last
+		}
+		end = c.start + int64(len(c.buf))
+		select {
+		case free <- c:
+		default:
+		}
+	}
+	wg.Wait()
+	return end
+}
+
+// entryEnd returns the end of the last whole entry at the start of b,
+// following the entries' length fields, and whether what follows it can
+// be the start of an entry (false at a size out of range, zeros
+// included).
+func entryEnd(b []byte) (int, bool) {
+	i := 0
+	for len(b)-i >= record.LogOverhead {
+		size := format.Int32(b[i+record.LengthOffset:])
+		if size < record.MinLegacyEntrySize {
+			return i, false
+		}
+		end := int64(i) + record.LogOverhead + int64(size)
+		if end > int64(len(b)) {
+			break
+		}
+		i = int(end)
+	}
+	return i, true
+}
+
+// dumpChunk dumps c's entries into c.out with the worker's printer p.
+func (p *printer) dumpChunk(sc *record.Scanner, c *dumpChunk) {
+	c.out.Reset()
+	p.w.Reset(&c.out)
+	p.res = Result{}
+	p.first, p.last = noOffset, noOffset
+	sc.Reset(c.buf, p.path, c.start)
+	for sc.Next() {
+		p.entry(sc.Entry(), true)
+	}
+	p.w.Flush()
+	c.clean = sc.Err() == nil && sc.ValidBytes() == len(c.buf) && p.res.Problems == 0
+	c.res, c.first, c.last = p.res, p.first, p.last
+}
