@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/segkit/segkit/internal/dumplog"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/vfs"
 )
 
@@ -255,6 +256,9 @@ func dumpFile(path string, opt dumplog.Options, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "segviz dump: %s: --json does not dump %q files (want .log, .checkpoint, .index, .timeindex or .txnindex)\n", path, ext)
 		return exitUsage
+	}
+	if osf, ok := f.(*os.File); ok {
+		opt.Map = maprange.For(osf) // the parallel dump reads the file without copying it
 	}
 	res, err := dumplog.Log(stdout, f, st.Size(), path, opt)
 	if err != nil {

@@ -44,6 +44,12 @@ type Options struct {
 	// lines; parallel.go): 0 means GOMAXPROCS, 1 dumps it sequentially.
 	// The output is the same.
 	Parallelism int
+	// Map, if set, maps n bytes of the file at off, read-only, for the
+	// parallel dump to read instead of copying them with ReadAt; release
+	// unmaps them. A fault on the mapping (the file shrank under the
+	// dump) is caught, and the sequential dump, with ReadAt, takes over
+	// where it happened.
+	Map func(off int64, n int) (b []byte, release func(), err error)
 }
 
 // Result summarises a dump.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -64,6 +65,32 @@ type dumpChunk struct {
 	first, last int64
 	clean       bool
 	done        chan struct{}
+	// release unmaps buf when it is a mapping (Options.Map), else nil.
+	release func()
+}
+
+// recycle releases c's mapping, if any, and offers c to free.
+func (c *dumpChunk) recycle(free chan *dumpChunk) {
+	if c.release != nil {
+		c.release()
+		c.buf, c.release = nil, nil
+	}
+	select {
+	case free <- c:
+	default:
+	}
+}
+
+// faulted reports whether recovered, a recovered panic, is a fault on a
+// mapping (debug.SetPanicOnFault), and panics again with it otherwise.
+func faulted(recovered any) bool {
+	if recovered == nil {
+		return false
+	}
+	if e, ok := recovered.(interface{ Addr() uintptr }); ok && e != nil {
+		return true
+	}
+	panic(recovered)
 }
 
 // workers returns how many goroutines a dump of size bytes uses.
@@ -95,6 +122,9 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 		wp.opt.Errors = io.Discard // a chunk with a problem is not used
 		wp.w = bufio.NewWriterSize(nil, 64<<10)
 		wg.Go(func() {
+			if p.opt.Map != nil {
+				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			}
 			var sc record.Scanner
 			for c := range work {
 				if !stop.Load() {
@@ -110,6 +140,9 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 	go func() {
 		defer close(order)
 		defer close(work)
+		if p.opt.Map != nil {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		}
 		var carry []byte // the start of an entry that did not fit, at stopAt
 		for stopAt < size && !stop.Load() {
 			want := chunk
@@ -130,17 +163,18 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 			default:
 				c = &dumpChunk{}
 			}
-			if cap(c.buf) < want {
-				c.buf = make([]byte, want)
-			}
-			c.buf = c.buf[:want]
-			copy(c.buf, carry)
-			readAt := stopAt + int64(len(carry))
-			if m, _ := r.ReadAt(c.buf[len(carry):], readAt); m < want-len(carry) {
+			if !p.fill(r, c, stopAt, want, carry) {
 				return // a read error, or the file shrank: the sequential dump says which
 			}
-			cut, regular := entryEnd(c.buf)
-			carry = append(carry[:0], c.buf[cut:]...)
+			var cut int
+			var regular, ok bool
+			if cut, regular, carry, ok = cutChunk(c.buf, carry); !ok {
+				c.recycle(free)
+				return // a fault on the mapping
+			}
+			if cut == 0 {
+				c.recycle(free)
+			}
 			if cut > 0 {
 				c.start, c.buf = stopAt, c.buf[:cut]
 				c.done = make(chan struct{})
@@ -175,13 +209,47 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 			p.last = c.last
 		}
 		end = c.start + int64(len(c.buf))
-		select {
-		case free <- c:
-		default:
-		}
+		c.recycle(free)
 	}
 	wg.Wait()
 	return end
+}
+
+// fill makes c.buf the want bytes of the file at at: mapped (Options.Map),
+// or carry (the bytes at at already read, at the start of an entry that
+// did not fit) followed by a read of the rest.
+// It reports whether the file had them.
+func (p *printer) fill(r io.ReaderAt, c *dumpChunk, at int64, want int, carry []byte) bool {
+	if p.opt.Map != nil {
+		b, release, err := p.opt.Map(at, want)
+		if err != nil || len(b) != want {
+			if release != nil {
+				release()
+			}
+			return false
+		}
+		c.buf, c.release = b, release
+		return true
+	}
+	if cap(c.buf) < want {
+		c.buf = make([]byte, want)
+	}
+	c.buf = c.buf[:want]
+	copy(c.buf, carry)
+	m, _ := r.ReadAt(c.buf[len(carry):], at+int64(len(carry)))
+	return m == want-len(carry)
+}
+
+// cutChunk returns entryEnd(b) and the bytes of b after the cut, in
+// carry's memory; ok is false if reading b faulted.
+func cutChunk(b, carry []byte) (cut int, regular bool, rest []byte, ok bool) {
+	defer func() {
+		if faulted(recover()) {
+			cut, regular, rest, ok = 0, false, carry[:0], false
+		}
+	}()
+	cut, regular = entryEnd(b)
+	return cut, regular, append(carry[:0], b[cut:]...), true
 }
 
 // entryEnd returns the end of the last whole entry at the start of b,
@@ -210,11 +278,17 @@ func (p *printer) dumpChunk(sc *record.Scanner, c *dumpChunk) {
 	p.w.Reset(&c.out)
 	p.res = Result{}
 	p.first, p.last = noOffset, noOffset
+	c.clean = false
+	defer func() {
+		if faulted(recover()) {
+			c.clean = false // the sequential dump reads it again
+		}
+		p.w.Flush()
+		c.res, c.first, c.last = p.res, p.first, p.last
+	}()
 	sc.Reset(c.buf, p.path, c.start)
 	for sc.Next() {
 		p.entry(sc.Entry(), true)
 	}
-	p.w.Flush()
 	c.clean = sc.Err() == nil && sc.ValidBytes() == len(c.buf) && p.res.Problems == 0
-	c.res, c.first, c.last = p.res, p.first, p.last
 }

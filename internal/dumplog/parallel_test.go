@@ -81,18 +81,25 @@ func dumpBoth(t *testing.T, log []byte, opt Options, par, chunk int) {
 		return out.String(), errs.String(), res, err
 	}
 	so, se, sr, serr := run(1, chunk)
-	po, pe, pr, perr := run(par, chunk)
-	if d := cmp.Diff(so, po); d != "" {
-		t.Errorf("parallel %d, chunks of %d: output differs (-sequential +parallel):\n%s", par, chunk, d)
-	}
-	if d := cmp.Diff(se, pe); d != "" {
-		t.Errorf("parallel %d, chunks of %d: error lines differ (-sequential +parallel):\n%s", par, chunk, d)
-	}
-	if d := cmp.Diff(sr, pr); d != "" {
-		t.Errorf("parallel %d, chunks of %d: result differs (-sequential +parallel):\n%s", par, chunk, d)
-	}
-	if fmt.Sprint(serr) != fmt.Sprint(perr) {
-		t.Errorf("parallel %d, chunks of %d: error %v, sequential %v", par, chunk, perr, serr)
+	for _, mapped := range []bool{false, true} {
+		if mapped {
+			// Options.Map over the log in memory: the chunks are slices of
+			// it, read in place.
+			opt.Map = func(off int64, n int) ([]byte, func(), error) { return log[off : off+int64(n)], func() {}, nil }
+		}
+		po, pe, pr, perr := run(par, chunk)
+		if d := cmp.Diff(so, po); d != "" {
+			t.Errorf("parallel %d, chunks of %d, mapped %t: output differs (-sequential +parallel):\n%s", par, chunk, mapped, d)
+		}
+		if d := cmp.Diff(se, pe); d != "" {
+			t.Errorf("parallel %d, chunks of %d, mapped %t: error lines differ (-sequential +parallel):\n%s", par, chunk, mapped, d)
+		}
+		if d := cmp.Diff(sr, pr); d != "" {
+			t.Errorf("parallel %d, chunks of %d, mapped %t: result differs (-sequential +parallel):\n%s", par, chunk, mapped, d)
+		}
+		if fmt.Sprint(serr) != fmt.Sprint(perr) {
+			t.Errorf("parallel %d, chunks of %d, mapped %t: error %v, sequential %v", par, chunk, mapped, perr, serr)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/kafkalog/producer"
 	"github.com/segkit/segkit/vfs"
 )
@@ -89,6 +90,9 @@ func (s *Session) dumpLog(path string) (int, error) {
 	}
 	opt := s.Log
 	opt.JSON, opt.Errors = false, s.Stderr
+	if osf, ok := f.(*os.File); ok && opt.Map == nil {
+		opt.Map = maprange.For(osf)
+	}
 	res, err := Log(s.Stdout, f, st.Size(), path, opt)
 	s.nonConsecutive.add(s.abs(path), res.NonConsecutive)
 	return res.Problems, err

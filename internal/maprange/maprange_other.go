@@ -1,0 +1,9 @@
+//go:build !linux
+
+package maprange
+
+import "os"
+
+// For returns the Func that maps ranges of f, or nil where files are not
+// mapped: here.
+func For(f *os.File) Func { return nil }
