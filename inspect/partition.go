@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/segkit/segkit/kafkalog/checkpoint"
 	"github.com/segkit/segkit/segment"
@@ -91,9 +93,23 @@ const (
 // are skipped; dir itself must be listable. The error wraps ErrNoPartition
 // when nothing under dir is a partition, or when a directory is refused.
 func FindPartitions(fsys vfs.FS, dir string) ([]Listing, error) {
+	return findPartitions(fsys, dir, 1)
+}
+
+// findPartitions is FindPartitions with the subdirectories of dir (a log
+// directory's partitions) listed by up to workers goroutines; the result,
+// and the error, are the sequential walk's.
+func findPartitions(fsys vfs.FS, dir string, workers int) ([]Listing, error) {
 	dir = path.Clean(dir)
-	f := finder{fsys: fsys}
+	f := finder{fsys: fsys, workers: workers}
 	out, err := f.visit(dir, 0)
+	if errors.Is(err, errTooMany) {
+		// Which error the sequential walk meets first, this one or a
+		// refusal, depends on its order: walk again in that order (it
+		// stops after findDirs directories).
+		f = finder{fsys: fsys, workers: 1}
+		out, err = f.visit(dir, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -105,13 +121,20 @@ func FindPartitions(fsys vfs.FS, dir string) ([]Listing, error) {
 }
 
 type finder struct {
-	fsys vfs.FS
-	seen int
+	fsys    vfs.FS
+	workers int
+	seen    atomic.Int64
 }
 
+// errTooMany stops a concurrent walk that met more than findDirs
+// directories.
+var errTooMany = errors.New("inspect: too many directories")
+
 func (f *finder) visit(dir string, depth int) ([]Listing, error) {
-	f.seen++
-	if f.seen > findDirs {
+	if f.seen.Add(1) > findDirs {
+		if f.workers > 1 {
+			return nil, errTooMany
+		}
 		return nil, fmt.Errorf("%w: more than %d directories under the one given; name a log directory or a partition", ErrNoPartition, findDirs)
 	}
 	infos, err := vfs.ReadDirFollow(f.fsys, dir)
@@ -123,6 +146,7 @@ func (f *finder) visit(dir string, depth int) ([]Listing, error) {
 	}
 	var kids []Listing
 	subdirs := 0
+	var todo []string
 	for _, fi := range infos {
 		if !fi.IsDir() {
 			continue
@@ -131,7 +155,36 @@ func (f *finder) visit(dir string, depth int) ([]Listing, error) {
 		if depth >= findDepth {
 			continue
 		}
-		sub, err := f.visit(path.Join(dir, fi.Name()), depth+1)
+		todo = append(todo, path.Join(dir, fi.Name()))
+	}
+	if depth == 0 && f.workers > 1 && len(todo) > 1 {
+		// The root's subdirectories concurrently, their results (and the
+		// first error) taken in order, as the sequential walk takes them.
+		subs := make([][]Listing, len(todo))
+		errs := make([]error, len(todo))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(f.workers, len(todo)) {
+			wg.Go(func() {
+				for i := next.Add(1) - 1; i < int64(len(todo)); i = next.Add(1) - 1 {
+					subs[i], errs[i] = f.visit(todo[i], depth+1)
+				}
+			})
+		}
+		wg.Wait()
+		for i := range todo {
+			if errs[i] != nil {
+				if slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, errTooMany) }) {
+					return nil, errTooMany // the order decides which comes first
+				}
+				return nil, errs[i]
+			}
+			kids = append(kids, subs[i]...)
+		}
+		todo = nil
+	}
+	for _, d := range todo {
+		sub, err := f.visit(d, depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package inspect_test
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -114,6 +115,82 @@ func TestFindPartitions(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, dirs); diff != "" {
 			t.Errorf("%s: (-want +got)\n%s", tc.dir, diff)
+		}
+	}
+}
+
+// TestFindPartitionsConcurrent holds the concurrent walk Verify uses to
+// FindPartitions' sequential one: the same listings, and the same error
+// when a directory is refused or the walk meets too many directories,
+// whichever the sequential order meets first.
+func TestFindPartitionsConcurrent(t *testing.T) {
+	mem := vfs.NewMem()
+	write := func(name string) {
+		t.Helper()
+		if err := mem.MkdirAll(path.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := mem.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	seg := "00000000000000000000.log"
+	for i := range 300 {
+		write(fmt.Sprintf("logs/t-%d/%s", i, seg))
+		write(fmt.Sprintf("refused/t-%d/%s", i, seg))
+	}
+	write("logs/recovery-point-offset-checkpoint")
+	write("refused/t-150/inner-0/" + seg) // a partition holding partitions: refused
+	write("refused/t-250/inner-0/" + seg)
+	// More than findDirs (10,000) directories, with a refused one early
+	// in the walk's order and one late: the sequential walk meets the
+	// early refusal first.
+	for i := range 10100 {
+		if err := mem.MkdirAll(fmt.Sprintf("huge/d-%05d", i), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("huge/d-00003/t-0/" + seg)
+	write("huge/d-00003/" + seg)
+	write("huge/d-10099/t-0/" + seg)
+	write("huge/d-10099/" + seg)
+	// Too many, and nothing refused before the limit.
+	for i := range 10100 {
+		if err := mem.MkdirAll(fmt.Sprintf("toomany/d-%05d", i), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("toomany/d-10099/t-0/" + seg)
+	write("toomany/d-10099/" + seg)
+	names := func(ls []inspect.Listing) []string {
+		var out []string
+		for _, l := range ls {
+			var es []string
+			for _, e := range l.Entries {
+				es = append(es, e.Name())
+			}
+			out = append(out, l.Dir+": "+strings.Join(es, " "))
+		}
+		return out
+	}
+	for _, dir := range []string{"logs", "refused", "huge", "toomany", "logs/t-7"} {
+		want, wantErr := inspect.FindPartitions(mem, dir)
+		for _, workers := range []int{2, 4, 16} {
+			got, err := inspect.FindPartitionsWorkers(mem, dir, workers)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("%s, %d workers: error %v, want %v", dir, workers, err, wantErr)
+			}
+			if d := cmp.Diff(names(want), names(got)); d != "" {
+				t.Errorf("%s, %d workers: (-sequential +concurrent)\n%s", dir, workers, d)
+			}
+		}
+		if dir == "huge" && (wantErr == nil || !strings.Contains(wantErr.Error(), "d-00003")) {
+			t.Errorf("huge: %v, want the refusal of d-00003", wantErr)
+		}
+		if dir == "toomany" && (wantErr == nil || !strings.Contains(wantErr.Error(), "more than")) {
+			t.Errorf("toomany: %v, want the limit's error", wantErr)
 		}
 	}
 }

@@ -180,7 +180,7 @@ func verifyGroups(fsys vfs.FS, dir string, opt Options, g groupLimits) (Report, 
 	v.lit.MaxDecompressed = opt.MaxDecompressed
 	v.ctlIt.MaxDecompressed = opt.MaxDecompressed
 	dir = path.Clean(dir)
-	dirs, err := FindPartitions(fsys, dir)
+	dirs, err := findPartitions(fsys, dir, v.workers())
 	if err != nil {
 		return Report{}, err
 	}

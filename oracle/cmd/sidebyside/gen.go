@@ -42,7 +42,8 @@ var textPool = func() []byte {
 // bytes, in one segment, and closes it cleanly. Batches hold 1 to 100
 // records of mixed sizes (60% 10–100 B, 30% 100 B–1 KiB, 10% 1–8 KiB
 // values; some null keys, some headers); about half of them are compressed
-// with codec, the others not. It returns the .log's size.
+// with codec, the others not. A partition already in dir is removed
+// first. It returns the .log's size.
 func genPartition(fsys vfs.FS, dir string, size int64, codec compress.Codec, seed uint64) (int64, error) {
 	props := map[string]string{"segment.bytes": "2147483647"}
 	if size < 64<<20 {
@@ -52,6 +53,11 @@ func genPartition(fsys vfs.FS, dir string, size int64, codec compress.Codec, see
 	}
 	cfg, err := config.ParseOptions{AllowSmallSegments: true}.Parse(props)
 	if err != nil {
+		return 0, err
+	}
+	// A partition left by an earlier run in the same -dir is written
+	// again, not appended to (it would grow by size each run).
+	if err := fsys.RemoveAll(dir); err != nil {
 		return 0, err
 	}
 	if err := fsys.MkdirAll(path.Dir(dir), 0o755); err != nil {
