@@ -26,7 +26,11 @@ import (
 // takes only to read every byte of the dropped files
 // (Blob.slice().arrayBuffer() in pieces of 1 to 16 MiB, one to four in
 // flight, with and without the main thread kept busy, and File.stream()),
-// unless SEGVIZ_E2E_READS=0. It runs only with SEGVIZ_E2E_BIG set to a
+// unless SEGVIZ_E2E_READS=0. Each round also times the floor: the browser
+// reading every byte of the files in a worker and doing nothing else,
+// which no engine in the page can beat; the log gives each phase's CPU
+// time (both cores) and the ratios of the floor to native verify and of
+// WASM verify to the floor. It runs only with SEGVIZ_E2E_BIG set to a
 // size in MiB, as TestFirstRenderBig.
 //
 // SEGVIZ_E2E_DIR keeps the generated partition there (and reuses it when
@@ -219,16 +223,53 @@ func TestWASMVerifySpeed(t *testing.T) {
 	if n, _ := strconv.Atoi(os.Getenv("SEGVIZ_E2E_ROUNDS")); n > 0 {
 		rounds = n
 	}
-	var nat, was []time.Duration
+	// The floor: the browser reading every byte of the files, and
+	// nothing else, the fastest way measured here (a worker, 16 MiB
+	// pieces, two in flight: FileReaderSync, File.stream() and the page's
+	// main thread were all slower), in a blank page of its own (a worker
+	// from a blob: URL, which segviz's page's CSP forbids). Each phase's
+	// CPU time, both cores (/proc/stat), says what the browser spends on
+	// it.
+	blank, closeBlank := chromedp.NewContext(ctx)
+	defer closeBlank()
+	if err := chromedp.Do(blank); err != nil { // opens the tab, for the life of blank
+		t.Fatalf("opening a blank page: %v", err)
+	}
+	do(t, blank, "open a blank page", chromedp.Navigate("about:blank"))
+	eval[bool](t, blank, `(() => { const i = document.createElement('input'); i.type = 'file'; i.multiple = true; i.webkitdirectory = true; i.id = 'floor-input'; document.body.append(i); return true; })()`)
+	do(t, blank, "give the files to the blank page", chromedp.SetUploadFiles("#floor-input", []string{dir}, chromedp.NodeReady))
+	floor := func() time.Duration {
+		ms := eval[float64](t, blank, `(async () => {
+			const code = "onmessage = async (e) => { let n = 0; for (const f of e.data) { const q = []; for (let off = 0; off < f.size || q.length; ) { while (q.length < 2 && off < f.size) { q.push(f.slice(off, off + (16 << 20)).arrayBuffer()); off += 16 << 20; } n += (await q.shift()).byteLength; } } postMessage(n); };";
+			const w = new Worker(URL.createObjectURL(new Blob([code], {type: 'text/javascript'})));
+			const files = Array.from(document.querySelector('#floor-input').files);
+			const t0 = performance.now();
+			await new Promise((res) => { w.onmessage = res; w.postMessage(files); });
+			const ms = performance.now() - t0;
+			w.terminate();
+			return ms;
+		})()`)
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	cpu := map[string][]float64{}
+	timed := func(name string, f func() time.Duration) time.Duration {
+		c0 := cpuSeconds(t)
+		d := f()
+		cpu[name] = append(cpu[name], cpuSeconds(t)-c0)
+		return d
+	}
+
+	var nat, was, flo []time.Duration
 	other := make([][]time.Duration, len(engines))
 	for range rounds {
-		nat = append(nat, native())
-		was = append(was, wasm())
+		nat = append(nat, timed("native", native))
+		was = append(was, timed("wasm", wasm))
+		flo = append(flo, timed("floor", floor))
 		for i, e := range engines {
 			other[i] = append(other[i], verifyWith(e.expr, e.dir))
 		}
 	}
-	nat = append(nat, native())
+	nat = append(nat, timed("native", native))
 	sorted := func(d []time.Duration) []time.Duration {
 		s := append([]time.Duration(nil), d...)
 		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -253,9 +294,18 @@ func TestWASMVerifySpeed(t *testing.T) {
 	for i, e := range engines {
 		fmt.Fprintf(&more, "\n  %s", line("WASM verify with engine "+e.name, e.expr, other[i]))
 	}
-	t.Logf("\n%d MiB partition, %d records:\n  page reads every byte (Blob.slice().arrayBuffer()): %s\n  native segviz verify: %s (best %s, median %s)\n  %s%s",
-		mib, records, strings.Join(reads, ", "), round(nat), best(nat).Round(time.Millisecond), median(nat).Round(time.Millisecond),
-		line("WASM verify in the page", "segkit", was), more.String())
+	medianCPU := func(name string) float64 {
+		c := append([]float64(nil), cpu[name]...)
+		sort.Float64s(c)
+		return c[len(c)/2]
+	}
+	t.Logf("\n%d MiB partition, %d records:\n  page reads every byte (Blob.slice().arrayBuffer()): %s\n  native segviz verify: %s (best %s, median %s; %.2f CPU-seconds, median)\n  %s; %.2f CPU-seconds%s"+
+		"\n  the floor, reading every byte in a worker and nothing else: %s (best %s, median %s; %.2f CPU-seconds): %.2f× the best native, %.2f× the median; WASM verify takes %.2f× the floor (best), %.2f× (median)",
+		mib, records, strings.Join(reads, ", "), round(nat), best(nat).Round(time.Millisecond), median(nat).Round(time.Millisecond), medianCPU("native"),
+		line("WASM verify in the page", "segkit", was), medianCPU("wasm"), more.String(),
+		round(flo), best(flo).Round(time.Millisecond), median(flo).Round(time.Millisecond), medianCPU("floor"),
+		float64(best(flo))/float64(best(nat)), float64(median(flo))/float64(median(nat)),
+		float64(best(was))/float64(best(flo)), float64(median(was))/float64(median(flo)))
 
 	if out := os.Getenv("SEGVIZ_E2E_PROFILE"); out != "" {
 		var prof *profiler.Profile
@@ -324,4 +374,33 @@ func topSelf(p *profiler.Profile, n int) string {
 		fmt.Fprintf(&sb, "  %5.1f%% %7.1f ms  %s\n", 100*float64(e.v)/float64(max(total, 1)), float64(e.v)/1000, e.k)
 	}
 	return sb.String()
+}
+
+// cpuSeconds is the CPU time the machine has spent so far, all cores,
+// from /proc/stat (user, nice, system, irq, softirq, steal): what the
+// browser's processes and segviz spend in a phase, which a page's own
+// clock cannot see.
+func cpuSeconds(t *testing.T) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatalf("reading the CPU time: %v", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		t.Fatalf("/proc/stat: unexpected first line %q", line)
+	}
+	var ticks float64
+	for i, x := range f[1:] {
+		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest times are in user already
+			continue
+		}
+		v, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			t.Fatalf("/proc/stat: %q: %v", line, err)
+		}
+		ticks += v
+	}
+	return ticks / 100 // USER_HZ
 }
