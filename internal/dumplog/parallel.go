@@ -41,7 +41,8 @@ import (
 // hold it to that.
 //
 // Memory: at most 2 chunks per worker in flight, each chunkSize bytes
-// (or one larger entry, up to maxParallelEntry) and its output.
+// (or one larger entry, up to maxParallelEntry) and its output; mapped,
+// the windows those chunks are in (mapWindow bytes each).
 
 // chunkSize is the size of the parallel dump's reads.
 const chunkSize = 4 << 20
@@ -144,6 +145,12 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		}
 		var carry []byte // the start of an entry that did not fit, at stopAt
+		var win *window  // the current mapping (Options.Map)
+		defer func() {
+			if win != nil {
+				win.unref()
+			}
+		}()
 		for stopAt < size && !stop.Load() {
 			want := chunk
 			if len(carry) >= record.LogOverhead {
@@ -163,7 +170,7 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 			default:
 				c = &dumpChunk{}
 			}
-			if !p.fill(r, c, stopAt, want, carry) {
+			if !p.fill(r, c, &win, stopAt, size, want, carry) {
 				return // a read error, or the file shrank: the sequential dump says which
 			}
 			var cut int
@@ -215,20 +222,55 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 	return end
 }
 
-// fill makes c.buf the want bytes of the file at at: mapped (Options.Map),
-// or carry (the bytes at at already read, at the start of an entry that
-// did not fit) followed by a read of the rest.
-// It reports whether the file had them.
-func (p *printer) fill(r io.ReaderAt, c *dumpChunk, at int64, want int, carry []byte) bool {
+// mapWindow is how much of the file the parallel dump maps at once
+// (Options.Map); its chunks are slices of the current window. One
+// mapping per chunk made unmapping them (munmap, which waits for the
+// workers' page faults and shoots down their TLBs) a third of the dump's
+// CPU time on 1 GiB, and serial; a mapping of the whole file would make
+// its resident size the file's.
+const mapWindow = 64 << 20
+
+// window is one mapping of the file, unmapped when the reader has moved
+// past it and the last chunk in it is released.
+type window struct {
+	start   int64
+	b       []byte
+	release func()
+	refs    atomic.Int32
+}
+
+func (w *window) unref() {
+	if w.refs.Add(-1) == 0 {
+		w.release()
+	}
+}
+
+// fill makes c.buf the want bytes of the file at at (within size): a
+// slice of the current mapping window, *win, mapping a new one if they
+// are not in it (Options.Map); or carry (the bytes at at already read,
+// at the start of an entry that did not fit) followed by a read of the
+// rest. It reports whether the file had them.
+func (p *printer) fill(r io.ReaderAt, c *dumpChunk, win **window, at, size int64, want int, carry []byte) bool {
 	if p.opt.Map != nil {
-		b, release, err := p.opt.Map(at, want)
-		if err != nil || len(b) != want {
-			if release != nil {
-				release()
+		w := *win
+		if w == nil || at < w.start || at+int64(want) > w.start+int64(len(w.b)) {
+			n := int(min(max(int64(mapWindow), int64(want)), size-at))
+			b, release, err := p.opt.Map(at, n)
+			if err != nil || len(b) != n {
+				if release != nil {
+					release()
+				}
+				return false
 			}
-			return false
+			if w != nil {
+				w.unref() // the reader's own reference
+			}
+			w = &window{start: at, b: b, release: release}
+			w.refs.Store(1)
+			*win = w
 		}
-		c.buf, c.release = b, release
+		w.refs.Add(1)
+		c.buf, c.release = w.b[at-w.start:at-w.start+int64(want)], w.unref
 		return true
 	}
 	if cap(c.buf) < want {
