@@ -60,17 +60,7 @@ func TestCheckPartitionDir(t *testing.T) {
 // checked nothing in it and said OK).
 func TestFindPartitions(t *testing.T) {
 	mem := vfs.NewMem()
-	write := func(name string) {
-		t.Helper()
-		if err := mem.MkdirAll(path.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f, err := mem.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
+	write := emptyFileWriter(t, mem)
 	seg := "00000000000000000000.log"
 	write("host/disk-1/orders-0/" + seg)
 	write("host/disk-2/orders-1/" + seg)
@@ -125,17 +115,7 @@ func TestFindPartitions(t *testing.T) {
 // whichever the sequential order meets first.
 func TestFindPartitionsConcurrent(t *testing.T) {
 	mem := vfs.NewMem()
-	write := func(name string) {
-		t.Helper()
-		if err := mem.MkdirAll(path.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f, err := mem.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
+	write := emptyFileWriter(t, mem)
 	seg := "00000000000000000000.log"
 	for i := range 300 {
 		write(fmt.Sprintf("logs/t-%d/%s", i, seg))
@@ -144,26 +124,20 @@ func TestFindPartitionsConcurrent(t *testing.T) {
 	write("logs/recovery-point-offset-checkpoint")
 	write("refused/t-150/inner-0/" + seg) // a partition holding partitions: refused
 	write("refused/t-250/inner-0/" + seg)
-	// More than findDirs (10,000) directories, with a refused one early
-	// in the walk's order and one late: the sequential walk meets the
-	// early refusal first.
-	for i := range 10100 {
-		if err := mem.MkdirAll(fmt.Sprintf("huge/d-%05d", i), 0o755); err != nil {
-			t.Fatal(err)
+	// More than findDirs (10,000) directories: in huge, with a refused
+	// one early in the walk's order and one late (the sequential walk
+	// meets the early refusal first); in toomany, with only the late one.
+	for _, top := range []string{"huge", "toomany"} {
+		for i := range 10100 {
+			if err := mem.MkdirAll(fmt.Sprintf("%s/d-%05d", top, i), 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
+		write(top + "/d-10099/t-0/" + seg)
+		write(top + "/d-10099/" + seg)
 	}
 	write("huge/d-00003/t-0/" + seg)
 	write("huge/d-00003/" + seg)
-	write("huge/d-10099/t-0/" + seg)
-	write("huge/d-10099/" + seg)
-	// Too many, and nothing refused before the limit.
-	for i := range 10100 {
-		if err := mem.MkdirAll(fmt.Sprintf("toomany/d-%05d", i), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("toomany/d-10099/t-0/" + seg)
-	write("toomany/d-10099/" + seg)
 	names := func(ls []inspect.Listing) []string {
 		var out []string
 		for _, l := range ls {
@@ -192,5 +166,21 @@ func TestFindPartitionsConcurrent(t *testing.T) {
 		if dir == "toomany" && (wantErr == nil || !strings.Contains(wantErr.Error(), "more than")) {
 			t.Errorf("toomany: %v, want the limit's error", wantErr)
 		}
+	}
+}
+
+// emptyFileWriter returns a function that creates an empty file in mem,
+// with its directories.
+func emptyFileWriter(t *testing.T, mem *vfs.Mem) func(name string) {
+	return func(name string) {
+		t.Helper()
+		if err := mem.MkdirAll(path.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := mem.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
 	}
 }
