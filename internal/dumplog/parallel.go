@@ -72,6 +72,7 @@ type dumpChunk struct {
 
 // recycle releases c's mapping, if any, and offers c to free.
 func (c *dumpChunk) recycle(free chan *dumpChunk) {
+	c.clean = false
 	if c.release != nil {
 		c.release()
 		c.buf, c.release = nil, nil
@@ -198,11 +199,11 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 	end := int64(0)
 	for c := range order {
 		<-c.done
-		if stop.Load() {
-			continue // draining
-		}
-		if !c.clean {
+		if !stop.Load() && !c.clean {
 			stop.Store(true)
+		}
+		if stop.Load() {
+			c.recycle(free) // draining: the sequential dump reads this chunk again
 			continue
 		}
 		p.w.Write(c.out.Bytes())

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -82,12 +84,20 @@ func dumpBoth(t *testing.T, log []byte, opt Options, par, chunk int) {
 	}
 	so, se, sr, serr := run(1, chunk)
 	for _, mapped := range []bool{false, true} {
+		var mappings atomic.Int64 // mapped and not yet released
 		if mapped {
 			// Options.Map over the log in memory: the chunks are slices of
 			// it, read in place.
-			opt.Map = func(off int64, n int) ([]byte, func(), error) { return log[off : off+int64(n)], func() {}, nil }
+			opt.Map = func(off int64, n int) ([]byte, func(), error) {
+				mappings.Add(1)
+				var once sync.Once
+				return log[off : off+int64(n)], func() { once.Do(func() { mappings.Add(-1) }) }, nil
+			}
 		}
 		po, pe, pr, perr := run(par, chunk)
+		if n := mappings.Load(); n != 0 {
+			t.Errorf("parallel %d, chunks of %d: %d mappings left unreleased", par, chunk, n)
+		}
 		if d := cmp.Diff(so, po); d != "" {
 			t.Errorf("parallel %d, chunks of %d, mapped %t: output differs (-sequential +parallel):\n%s", par, chunk, mapped, d)
 		}
