@@ -180,10 +180,8 @@ func TestParallelMatches(t *testing.T) {
 	for name, log := range damaged {
 		for _, m := range modes {
 			t.Run(name+"/"+m.name, func(t *testing.T) {
-				for _, chunk := range []int{64, 1000, 4096, 1 << 16} {
-					for _, par := range []int{2, 3} {
-						dumpBoth(t, log, m.opt, par, chunk)
-					}
+				for _, c := range []struct{ par, chunk int }{{2, 64}, {3, 1000}, {2, 4096}, {3, 1 << 16}} {
+					dumpBoth(t, log, m.opt, c.par, c.chunk)
 				}
 			})
 		}
