@@ -181,6 +181,9 @@ type printer struct {
 	walk  describe.Walker
 	// chunk is the parallel dump's read size (chunkSize; tests shrink it).
 	chunk int
+	// errLines is a parallel worker's error writer (parallel.go), nil
+	// in the printer of the dump itself.
+	errLines *errLines
 }
 
 // Log dumps the log segment r (size bytes, named path) to w.

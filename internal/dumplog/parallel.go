@@ -121,7 +121,10 @@ func (p *printer) parallel(r io.ReaderAt, size int64, n, chunk int) int64 {
 	var wg sync.WaitGroup
 	for range n {
 		wp := &printer{opt: p.opt, path: p.path, walk: describe.Walker{MaxDecompressed: p.opt.MaxDecompressed}}
-		wp.opt.Errors = io.Discard // a chunk with a problem is not used
+		// A chunk with a problem, or with any error line (some, such as
+		// an invalid control record's, count no problem), is not used.
+		wp.errLines = &errLines{}
+		wp.opt.Errors = wp.errLines
 		wp.w = bufio.NewWriterSize(nil, 64<<10)
 		wg.Go(func() {
 			if p.opt.Map != nil {
@@ -315,11 +318,21 @@ func entryEnd(b []byte) (int, bool) {
 	return i, true
 }
 
+// errLines is a parallel worker's Options.Errors: it notes that an error
+// line was written, and drops it.
+type errLines struct{ wrote bool }
+
+func (e *errLines) Write(b []byte) (int, error) {
+	e.wrote = true
+	return len(b), nil
+}
+
 // dumpChunk dumps c's entries into c.out with the worker's printer p.
 func (p *printer) dumpChunk(sc *record.Scanner, c *dumpChunk) {
 	c.out.Reset()
 	p.w.Reset(&c.out)
 	p.res = Result{}
+	p.errLines.wrote = false
 	p.first, p.last = noOffset, noOffset
 	c.clean = false
 	defer func() {
@@ -333,5 +346,5 @@ func (p *printer) dumpChunk(sc *record.Scanner, c *dumpChunk) {
 	for sc.Next() {
 		p.entry(sc.Entry(), true)
 	}
-	c.clean = sc.Err() == nil && sc.ValidBytes() == len(c.buf) && p.res.Problems == 0
+	c.clean = sc.Err() == nil && sc.ValidBytes() == len(c.buf) && p.res.Problems == 0 && !p.errLines.wrote
 }

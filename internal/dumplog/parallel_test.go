@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -151,6 +152,18 @@ func TestParallelMatches(t *testing.T) {
 		b[s+record.RecordsOffset] ^= 0x02
 		binary.BigEndian.PutUint32(b[s+record.CRCOffset:], format.CRC32C(b[s+record.AttributesOffset:end]))
 		return b
+	})
+	with("a KRaft control record that does not decode", func(b []byte) []byte {
+		// A LEADER_CHANGE record whose value ends early: the deep dump
+		// prints an error line for it, and counts no problem.
+		var w record.Builder
+		spec := record.NewBatchSpec(0, compress.None)
+		spec.Control = true
+		bad, err := w.AppendBatch(nil, &spec, []record.Record{{Key: []byte{0, 0, 0, 2}, Value: []byte{0xff}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Concat(b[:mid], bad, b[mid:])
 	})
 	with("size below the minimum", func(b []byte) []byte {
 		binary.BigEndian.PutUint32(b[mid+record.LengthOffset:], 3)
