@@ -41,8 +41,8 @@ type Options struct {
 	// Kafka's. Nil sends them to the dump's writer.
 	Errors io.Writer
 	// Parallelism is how many goroutines dump a long .log (its CRCs and
-	// lines; parallel.go): 0 means GOMAXPROCS, 1 dumps it sequentially.
-	// The output is the same.
+	// lines; parallel.go), deep or read through Map: 0 means GOMAXPROCS,
+	// 1 dumps it sequentially. The output is the same.
 	Parallelism int
 	// Map, if set, maps n bytes of the file at off, read-only, for the
 	// parallel dump to read instead of copying them with ReadAt; release

@@ -95,13 +95,17 @@ func faulted(recovered any) bool {
 	panic(recovered)
 }
 
-// workers returns how many goroutines a dump of size bytes uses.
+// workers returns how many goroutines a dump of size bytes uses. A plain
+// dump whose chunks are copied (no Options.Map) is sequential: copying
+// the file is most of its work, and the copy into chunks made it slower
+// (BenchmarkLogParallel: 16 MiB in memory, 22 ms against 13.5 ms), where
+// the deep dump's formatting gains (83 ms against 117 ms).
 func (opt *Options) workers(size int64, chunk int) int {
 	n := opt.Parallelism
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	if size < 2*int64(chunk) {
+	if size < 2*int64(chunk) || (opt.Map == nil && !opt.Deep) {
 		return 1
 	}
 	return n

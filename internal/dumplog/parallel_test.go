@@ -230,3 +230,40 @@ func FuzzParallel(f *testing.F) {
 }
 
 func bufioDiscard() *bufio.Writer { return bufio.NewWriter(io.Discard) }
+
+// BenchmarkLogParallel dumps a 16 MiB log (mixedLog's entries), in plain
+// and deep text, on one goroutine and on GOMAXPROCS, copied and through
+// Options.Map (slices of the log in memory): run with -cpu 1,2.
+func BenchmarkLogParallel(b *testing.B) {
+	one := mixedLog(b, 40)
+	var log []byte
+	for len(log) < 16<<20 {
+		log = append(log, one...)
+	}
+	for _, m := range []struct {
+		name string
+		opt  Options
+	}{{"text", Options{}}, {"deep", Options{Deep: true}}} {
+		for _, v := range []struct {
+			name   string
+			par    int
+			mapped bool
+		}{{"sequential", 1, false}, {"parallel", 0, false}, {"parallel-mapped", 0, true}} {
+			b.Run(m.name+"/"+v.name, func(b *testing.B) {
+				opt := m.opt
+				opt.Parallelism = v.par
+				if v.mapped {
+					opt.Map = func(off int64, n int) ([]byte, func(), error) { return log[off : off+int64(n)], func() {}, nil }
+				}
+				b.SetBytes(int64(len(log)))
+				b.ReportAllocs()
+				r := bytes.NewReader(log)
+				for b.Loop() {
+					if _, err := Log(io.Discard, r, int64(len(log)), "00000000000000000000.log", opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,14 +1,3 @@
-// Package maprange maps ranges of a file read-only, for readers that want
-// a file's bytes without copying them (the parallel dump,
-// dumplog.Options.Map, which maps a file 64 MiB at a time). On Linux each
-// range is its own mmap(2), its pages faulted in by whichever goroutine
-// reads them first, so that the faults are spread over the readers
-// (MAP_POPULATE, which faults them all in the mapping's goroutine, made the
-// parallel dump of 1 GiB 15-40% slower when it mapped 4 MiB at a time);
-// elsewhere there is no mapping and For returns nil.
-//
-// A mapping faults if the file shrinks under it: readers of one must run
-// with debug.SetPanicOnFault and recover, as the dump does.
 package maprange
 
 // Func maps n bytes of a file at off, read-only; release unmaps them.
