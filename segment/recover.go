@@ -3,11 +3,16 @@ package segment
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"runtime/debug"
 
 	"github.com/segkit/segkit/format"
 	"github.com/segkit/segkit/index"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/timeindex"
 )
 
 // RecoverHooks lets the log rebuild its own state while a segment is
@@ -100,12 +105,49 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 	if fileSize > math.MaxInt32 {
 		fileSize = math.MaxInt32
 	}
+	// Where the .log is an OS file, both passes read it through one
+	// read-only mapping: its pages are faulted in once and not copied
+	// (two passes of pread were most of a recovery's time). A mapping
+	// that fails is not an error: the passes read instead.
+	if f, ok := s.log.(*os.File); ok {
+		if view, _ := maprange.Whole(f, fileSize); view != nil {
+			defer view.Close()
+			return s.recoverViewed(hooks, oi, ti, tx, fileSize, view)
+		}
+	}
+	return s.recover(hooks, oi, ti, tx, fileSize, nil)
+}
 
+// recoverViewed is recover through view, a mapping of the .log: if the
+// file shrinks under it (another process, since the caller holds the
+// directory's lock), the fault is an I/O error, and nothing is truncated.
+func (s *Segment) recoverViewed(hooks RecoverHooks, oi *index.OffsetIndex, ti *timeindex.TimeIndex, tx *index.TransactionIndex, fileSize int64, view *maprange.Mapping) (res RecoverResult, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if f, ok := r.(interface{ Addr() uintptr }); !ok || !view.Holds(f.Addr()) {
+			panic(r)
+		}
+		err = &fs.PathError{Op: "read", Path: s.LogPath(), Err: errShrank}
+	}()
+	return s.recover(hooks, oi, ti, tx, fileSize, view.Func())
+}
+
+// errShrank is the I/O error of a .log that shrank while it was read
+// through a mapping.
+var errShrank = errors.New("the file shrank while it was recovered")
+
+// recover is Recover once the indexes are open and the .log's size is
+// known; view, if set, maps the .log.
+func (s *Segment) recover(hooks RecoverHooks, oi *index.OffsetIndex, ti *timeindex.TimeIndex, tx *index.TransactionIndex, fileSize int64, view maprange.Func) (RecoverResult, error) {
 	res := RecoverResult{NextOffset: s.base}
 	// Pass 1 finds the valid prefix; pass 2 rebuilds the indexes and the
 	// caller's state from it. Two passes, because the entry that breaks
 	// the offset order may show that the one before it was the bad one.
-	validBytes, reason, tail, err := s.validPrefix(fileSize)
+	validBytes, reason, tail, err := s.validPrefix(fileSize, view)
 	if err != nil {
 		return res, err // an I/O error: nothing is truncated
 	}
@@ -135,7 +177,8 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 	}
 	s.maxTs, s.offsetOfMaxTs, s.tsKnown = record.NoTimestamp, s.base, true
 	var lastIndexEntry, pos int64
-	var rs record.ReaderScanner
+	rs := record.ReaderScanner{Map: view}
+	defer rs.Close()
 	rs.Reset(s.log, validBytes, s.LogPath(), 0)
 	for rs.Next() {
 		e := rs.Entry()
@@ -179,6 +222,11 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 	}
 	if err := rs.Err(); err != nil {
 		return res, err // the prefix was valid a moment ago: an I/O error
+	}
+	if rs.ValidEnd() != validBytes {
+		// The valid prefix ends sooner than a moment ago: the file shrank
+		// (read with ReadAt, or past a fault on its mapping).
+		return res, &fs.PathError{Op: "read", Path: s.LogPath(), Err: errShrank}
 	}
 	res.ValidBytes = validBytes
 	res.Truncated = fileSize - validBytes
@@ -260,7 +308,7 @@ func (s *Segment) HasOverflow() (bool, error) {
 // i-1, i, i+2: offsets out of order first, then the gaps between them).
 // Only when blaming i+1 is strictly better is i kept; otherwise the prefix
 // ends before i, so that offsets that may be wrong are never served.
-func (s *Segment) validPrefix(fileSize int64) (int64, error, record.TailKind, error) {
+func (s *Segment) validPrefix(fileSize int64, view maprange.Func) (int64, error, record.TailKind, error) {
 	type seen struct {
 		pos, base, last int64
 		ok              bool
@@ -287,7 +335,8 @@ func (s *Segment) validPrefix(fileSize int64) (int64, error, record.TailKind, er
 	}
 	prevPrev := seen{base: s.base - 1, last: s.base - 1, ok: true}
 	var prev seen
-	var rs record.ReaderScanner
+	rs := record.ReaderScanner{Map: view}
+	defer rs.Close()
 	rs.Reset(s.log, fileSize, s.LogPath(), 0)
 	for rs.Next() {
 		e := rs.Entry()

@@ -1,6 +1,9 @@
 // Package maprange maps ranges of a file read-only, for readers that want
-// a file's bytes without copying them (the parallel dump,
-// dumplog.Options.Map, which maps a file 64 MiB at a time). On Linux each
+// a file's bytes without copying them: the parallel dump
+// (dumplog.Options.Map, which maps a file 64 MiB at a time) and segment
+// recovery (Whole: one mapping of the .log for both of its passes, served
+// to record.ReaderScanner.Map, so that the pages are faulted in once;
+// two passes of pread were most of a recovery's time). On Linux each
 // range is its own mmap(2), its pages faulted in by whichever goroutine
 // reads them first, so that the faults are spread over the readers
 // (MAP_POPULATE, which faults them all in the mapping's goroutine, made the

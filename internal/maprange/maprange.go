@@ -1,4 +1,58 @@
 package maprange
 
+import (
+	"fmt"
+	"os"
+	"unsafe"
+)
+
 // Func maps n bytes of a file at off, read-only; release unmaps them.
 type Func func(off int64, n int) (b []byte, release func(), err error)
+
+// Mapping is one read-only mapping of the start of a file, for readers
+// that pass over a file more than once: its pages are faulted in once.
+type Mapping struct {
+	name    string
+	b       []byte
+	release func()
+}
+
+// Whole maps the first size bytes of f, or returns nil, nil where files
+// are not mapped; an error means the mapping failed (the caller reads
+// instead). f must stay open while the mapping is in use.
+func Whole(f *os.File, size int64) (*Mapping, error) {
+	b, release, err := whole(f, size)
+	if b == nil || err != nil {
+		return nil, err
+	}
+	return &Mapping{name: f.Name(), b: b, release: release}, nil
+}
+
+// Func returns a Func serving ranges of m without mapping again; their
+// release does nothing (Close unmaps).
+func (m *Mapping) Func() Func {
+	return func(off int64, n int) ([]byte, func(), error) {
+		if off < 0 || n <= 0 || off > int64(len(m.b)) || int64(n) > int64(len(m.b))-off {
+			return nil, nil, fmt.Errorf("maprange: %s: bytes %d+%d are outside the mapping of %d", m.name, off, n, len(m.b))
+		}
+		return m.b[off : off+int64(n) : off+int64(n)], func() {}, nil
+	}
+}
+
+// Holds reports whether addr, a faulting address (the Addr of a panic
+// under debug.SetPanicOnFault), lies in m.
+func (m *Mapping) Holds(addr uintptr) bool {
+	if len(m.b) == 0 {
+		return false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.b)))
+	return addr >= base && addr-base < uintptr(len(m.b))
+}
+
+// Close unmaps m. The slices it served must no longer be used.
+func (m *Mapping) Close() {
+	if m.release != nil {
+		m.release()
+		m.release, m.b = nil, nil
+	}
+}

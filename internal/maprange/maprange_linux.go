@@ -25,3 +25,15 @@ func For(f *os.File) Func {
 		return b[off-start:], func() { syscall.Munmap(b) }, nil
 	}
 }
+
+// whole maps the first size bytes of f.
+func whole(f *os.File, size int64) ([]byte, func(), error) {
+	if size <= 0 || int64(int(size)) != size {
+		return nil, nil, nil
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
+	}
+	return b, func() { syscall.Munmap(b) }, nil
+}
