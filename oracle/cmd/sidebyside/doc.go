@@ -35,7 +35,11 @@
 //     two outputs compared byte for byte, once). The "wall" row is
 //     whole-process time, JVM start-up included; the "steady" row takes off
 //     each tool's median time on the tiny segment and shows bytes/s.
-//     Target: 10× Kafka.
+//     Target: 10× Kafka. Two more rows bound the plain dump: its steady
+//     rate against the mapped CRC floor (in-process, the segment mapped
+//     64 MiB at a time and checksummed on all cores, one part per core:
+//     no entries followed, no lines, no output), and that floor against
+//     Kafka's steady rate, the most any dump could be ahead of Kafka's.
 //   - recover: `segviz recover --out` against `oracle/kafka recover` (both
 //     copy the partition and then recover the copy: every batch checked,
 //     the indexes rebuilt), wall and steady as for dump; target 2× Kafka.

@@ -165,6 +165,10 @@ const (
 // copyFiles puts the regular files of src into a new directory dst, each as
 // how says: copied, hard-linked or left out.
 func copyFiles(src, dst string, how func(name string) fileAction) error {
+	// A directory left by an earlier run in the same -dir is made again.
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}

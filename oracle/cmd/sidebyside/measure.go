@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/segkit/segkit/format"
@@ -141,6 +143,59 @@ func crcFloor(files []string, buf []byte) (time.Duration, error) {
 }
 
 var sinkCRC uint32
+
+// mapWindowFloor is how much of a file crcFloorMapped maps at once: the
+// parallel dump's window.
+const mapWindowFloor = 64 << 20
+
+// crcFloorMapped is the floor of a dump that checks every batch's CRC on
+// all cores: the file cut into one part per worker (no entry boundaries
+// followed), each part mapped mapWindowFloor bytes at a time and
+// checksummed by its own goroutine (format.UpdateCRC32C), then unmapped.
+// No cutting, no lines, no output: what no dump can beat.
+func crcFloorMapped(file string, workers int) (time.Duration, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	page := int64(os.Getpagesize())
+	per := (size + int64(workers) - 1) / int64(workers)
+	start := time.Now()
+	errs := make([]error, workers)
+	crcs := make([]uint32, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := int64(w)*per, min(size, int64(w+1)*per)
+		wg.Go(func() {
+			for off := lo; off < hi; off += mapWindowFloor {
+				n := min(mapWindowFloor, hi-off)
+				at := off &^ (page - 1)
+				b, err := syscall.Mmap(int(f.Fd()), at, int(n+off-at), syscall.PROT_READ, syscall.MAP_SHARED)
+				if err != nil {
+					errs[w] = fmt.Errorf("mmap %s: %w", file, err)
+					return
+				}
+				crcs[w] = format.UpdateCRC32C(crcs[w], b[off-at:])
+				syscall.Munmap(b)
+			}
+		})
+	}
+	wg.Wait()
+	d := time.Since(start)
+	for w := range workers {
+		if errs[w] != nil {
+			return 0, errs[w]
+		}
+		sinkCRC ^= crcs[w]
+	}
+	return d, nil
+}
 
 // series is one quantity measured once per run.
 type series []float64

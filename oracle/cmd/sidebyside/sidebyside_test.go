@@ -36,6 +36,8 @@ func TestQuick(t *testing.T) {
 	want := []string{
 		"dump, wall",
 		"dump, steady",
+		"dump, steady vs the mapped CRC floor",
+		"the mapped CRC floor vs Kafka's dump, steady",
 		"dump --deep-iteration --print-data-log, wall",
 		"dump --deep-iteration --print-data-log, steady",
 		"recover, wall",
