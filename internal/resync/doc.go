@@ -4,4 +4,11 @@
 // region between, and goes on. Verification (inspect) uses it to tell
 // corruption from a torn tail; salvage and recover (repair) use it to say
 // what a damaged region held and what follows it.
+//
+// An OS file is walked through read-only mappings (internal/maprange, 64
+// MiB at a time), not copied: on 1 GiB, `segviz verify` took 1.62-1.74 s
+// on one core against 1.75-2.08 s with pread, and 0.99-1.21 s on two
+// against 1.19-1.37 s (same session). A file that shrinks under a mapping
+// makes the reads past its new end fault; Walk recovers the fault
+// (debug.SetPanicOnFault) and returns an I/O error naming the file.
 package resync

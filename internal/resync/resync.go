@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"runtime/debug"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/record"
 )
 
@@ -45,7 +49,34 @@ type Walker struct {
 // Walk calls entry for each valid entry of r, in file order, and hurt for
 // each damaged region. Either callback can stop the walk by returning an
 // error, which walk returns; read errors are returned too.
-func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) error {
+//
+// An OS file is read through read-only mappings (record.ReaderScanner.Map),
+// not copied. If it shrinks under them, reading the pages past its new end
+// faults, in the scanner (which reads on with ReadAt) or in entry: Walk
+// then returns an I/O error naming the file.
+func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) (err error) {
+	w.rs.Map = nil
+	if f, ok := r.(*os.File); ok {
+		if w.rs.Map = maprange.For(f); w.rs.Map != nil {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if p := recover(); p != nil {
+					if a, ok := p.(interface{ Addr() uintptr }); !ok || a == nil {
+						panic(p)
+					}
+					err = &fs.PathError{Op: "read", Path: path, Err: errShrank}
+				}
+			}()
+			defer w.rs.Close()
+		}
+	}
+	return w.walk(r, size, path, entry, hurt)
+}
+
+// errShrank is the I/O error of a file that shrank under its mapping.
+var errShrank = errors.New("the file shrank while it was read")
+
+func (w *Walker) walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) error {
 	start := int64(0)
 	for start < size {
 		w.rs.Reset(r, size, path, start)
