@@ -43,6 +43,10 @@
 //   - recover: `segviz recover --out` against `oracle/kafka recover` (both
 //     copy the partition and then recover the copy: every batch checked,
 //     the indexes rebuilt), wall and steady as for dump; target 2× Kafka.
+//     Then the same recoveries in place, as a broker's restart recovers:
+//     `segviz recover --in-place` against `oracle/kafka recover
+//     --in-place`, each on a copy of its own made and synced before the
+//     clock starts.
 //     Then segkit's recovery against the CRC floor (1 MiB reads of the
 //     .log, warm, and format.UpdateCRC32C over every byte, in-process):
 //     `segviz recover --out` whole (its copy, with an fsync, included),
@@ -57,7 +61,10 @@
 //     and the verify process's peak RSS (its VmHWM in /proc/PID/status,
 //     polled every millisecond: ru_maxrss would count the harness's own
 //     RSS, which a vfork'd child inherits at exec; target -rss-budget,
-//     256 MiB).
+//     256 MiB). With the one big partition, the rounds also time the
+//     mapped CRC floor (as for dump) on two goroutines and on one: what
+//     the machine's second core gives that hour, for work that shares
+//     nothing (no target).
 //
 // Kafka runs with the oracle's JVM flags (SerialGC, C1 only:
 // -XX:TieredStopAtLevel=1, chosen for start-up); -kafka-jvm adds options

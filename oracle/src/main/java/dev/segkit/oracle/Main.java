@@ -36,6 +36,8 @@ public final class Main {
         "      a copy OUT of SRC (OUT must not exist; its name must be topic-partition). One",
         "      JSON line per pair: log start and end offsets, bytes truncated, segments kept",
         "      and deleted. OUT keeps the rebuilt .index/.timeindex/.txnindex.",
+        "  recover --in-place [--log-start-offset N] [--config k=v]... DIR...",
+        "      The same recovery of each DIR itself, as a broker's restart does: no copy.",
         "  retention SRC --now T [--config k=v]... [--high-watermark N] [--log-start-offset N]",
         "  retention --batch   (JSON lines on stdin: {src, now, config, highWatermark, logStartOffset})",
         "      Kafka's deleteOldSegments with a fixed clock, on a copy. Reports the deleted",

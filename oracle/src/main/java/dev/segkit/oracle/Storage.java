@@ -49,20 +49,26 @@ final class Storage {
     static int recover(String[] args) throws Exception {
         Map<String, String> props = new HashMap<>();
         long logStart = 0;
+        boolean inPlace = false;
         List<String> pos = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--log-start-offset": logStart = Long.parseLong(need(args, ++i)); break;
                 case "--config": putKV(props, need(args, ++i)); break;
+                case "--in-place": inPlace = true; break;
                 default: pos.add(args[i]);
             }
         }
-        if (pos.isEmpty() || pos.size() % 2 != 0) throw new Main.UsageException("want SRC OUT pairs");
+        if (inPlace ? pos.isEmpty() : pos.isEmpty() || pos.size() % 2 != 0) {
+            throw new Main.UsageException(inPlace ? "want DIR..." : "want SRC OUT pairs");
+        }
         // Files a truncation or a leftover deletes go at once, not after a minute.
         props.putIfAbsent("file.delete.delay.ms", "0");
         int code = 0;
-        for (int i = 0; i < pos.size(); i += 2) {
-            ObjectNode r = recoverOne(new File(pos.get(i)), new File(pos.get(i + 1)), logStart, props);
+        int step = inPlace ? 1 : 2;
+        for (int i = 0; i < pos.size(); i += step) {
+            File src = new File(pos.get(i));
+            ObjectNode r = recoverOne(src, inPlace ? null : new File(pos.get(i + 1)), logStart, props);
             if (r.has("error")) code = 3;
             System.out.println(JSON.writeValueAsString(r));
             System.out.flush();
@@ -70,13 +76,15 @@ final class Storage {
         return code;
     }
 
+    /** Recovers a copy out of src, or src itself when out is null. */
     static ObjectNode recoverOne(File src, File out, long logStart, Map<String, String> props) {
         ObjectNode r = JSON.createObjectNode();
         r.put("src", src.getPath());
+        if (out == null) out = src;
         r.put("out", out.getPath());
         try {
             long t0 = System.nanoTime();
-            copyDir(src.toPath(), out.toPath());
+            if (out != src) copyDir(src.toPath(), out.toPath());
             long t1 = System.nanoTime();
             TreeMap<Long, Long> before = logSizes(out);
             ArrayNode b = r.putArray("segmentsBefore");
