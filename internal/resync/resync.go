@@ -55,9 +55,10 @@ type Walker struct {
 // faults, in the scanner (which reads on with ReadAt) or in entry: Walk
 // then returns an I/O error naming the file.
 func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) (err error) {
-	w.rs.Map = nil
+	w.rs.Map, w.rs.ChunkSize = nil, 0
 	if f, ok := r.(*os.File); ok {
 		if w.rs.Map = maprange.For(f); w.rs.Map != nil {
+			w.rs.ChunkSize = walkMapWindow
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			defer func() {
 				if p := recover(); p != nil {
@@ -72,6 +73,13 @@ func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 	}
 	return w.walk(r, size, path, entry, hurt)
 }
+
+// walkMapWindow is how much of a file Walk maps at a time. A mapping's
+// pages count in the process's RSS (verify's runs partitions on every
+// core, a mapping each): 64 MiB windows made verify's peak RSS 98 MiB on
+// one partition and 165 MiB on ten, against 33 and 43 MiB with pread;
+// 16 MiB windows, 44 and 73 MiB, as fast.
+const walkMapWindow = 16 << 20
 
 // errShrank is the I/O error of a file that shrank under its mapping.
 var errShrank = errors.New("the file shrank while it was read")
