@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,11 @@ import (
 type clock struct{ ms int64 }
 
 func (c *clock) Now() time.Time { return time.UnixMilli(c.ms) }
+
+// atomicClock is a settable test clock that other goroutines may read.
+type atomicClock struct{ ms atomic.Int64 }
+
+func (c *atomicClock) Now() time.Time { return time.UnixMilli(c.ms.Load()) }
 
 // mustConfig parses topic properties (small segments allowed), with
 // timestamps accepted however far in the past or future, so that tests can

@@ -17,7 +17,11 @@ import (
 // naming the segments the check actually removed, and the roll it made
 // before deleting every segment.
 func TestCleanerRecordsOnTheLogsTimeline(t *testing.T) {
-	clk := &clock{ms: 1_000_000}
+	// The timeline writes its notes from a goroutine of its own, which
+	// reads the clock (the Mem file's modification time) while the test
+	// moves it: an atomic clock.
+	clk := &atomicClock{}
+	clk.ms.Store(1_000_000)
 	mem := vfs.MemOptions{Clock: clk.Now}.New()
 	dir := "logs/t-0"
 	l, err := kafkalog.Open(mem, dir, mustConfig(t, map[string]string{config.RetentionMs: "60000"}), kafkalog.Options{Clock: clk, Timeline: true})
@@ -27,15 +31,15 @@ func TestCleanerRecordsOnTheLogsTimeline(t *testing.T) {
 	defer l.Close()
 	var w record.Builder
 	for i := range 3 { // segments 0, 2, 4 of two records each, then the active 6
-		appendRecord(t, l, &w, clk.ms+int64(i), "x")
-		appendRecord(t, l, &w, clk.ms+int64(i), "y")
+		appendRecord(t, l, &w, clk.ms.Load()+int64(i), "x")
+		appendRecord(t, l, &w, clk.ms.Load()+int64(i), "y")
 		if err := l.Roll(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	appendRecord(t, l, &w, clk.ms+3, "z")
+	appendRecord(t, l, &w, clk.ms.Load()+3, "z")
 	cl := retention.NewCleaner(func() []*kafkalog.Log { return []*kafkalog.Log{l} }, config.DefaultBroker(), clk)
-	clk.ms += 120_000 // every record is past retention.ms: roll, delete all
+	clk.ms.Add(120_000) // every record is past retention.ms: roll, delete all
 	res, err := cl.Check(clk.Now())
 	if err != nil || len(res) != 1 {
 		t.Fatalf("check: %v, %v", res, err)
