@@ -2,10 +2,10 @@ package inspect
 
 import "github.com/segkit/segkit/vfs"
 
-// VerifyGroups is Verify with the groups of entries a worker's decoders
-// decode (readParallel) bounded by bytes, entries and perDecoder.
-func VerifyGroups(fsys vfs.FS, dir string, opt Options, bytes, entries, perDecoder int) (Report, error) {
-	return verifyGroups(fsys, dir, opt, groupLimits{bytes, entries, perDecoder})
+// VerifyChunks is Verify with the chunks of entries a worker's decoders
+// decode (readParallel) of chunk bytes (or one entry, if larger).
+func VerifyChunks(fsys vfs.FS, dir string, opt Options, chunk int) (Report, error) {
+	return verifyChunks(fsys, dir, opt, chunk)
 }
 
 // FindPartitionsWorkers is FindPartitions with the root's subdirectories

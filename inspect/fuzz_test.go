@@ -52,15 +52,15 @@ func FuzzVerify(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Verify: %v", err)
 		}
-		// The entries decoded concurrently (in groups of one and of many)
-		// give the report of the sequential walk.
+		// The entries decoded concurrently (in chunks of one entry and of
+		// many) give the report of the sequential walk.
 		seq, err := inspect.Verify(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 1})
 		if d := cmp.Diff(seq, rep); err != nil || d != "" {
 			t.Fatalf("Parallelism 1: %v, differs (-sequential +default):\n%s", err, d)
 		}
-		par, err := inspect.VerifyGroups(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 3}, 1, 1, 1)
+		par, err := inspect.VerifyChunks(m, dir, inspect.Options{Now: 1_772_442_000_000, Parallelism: 3}, 1)
 		if d := cmp.Diff(seq, par); err != nil || d != "" {
-			t.Fatalf("Parallelism 3, groups of one entry: %v, differs (-sequential +parallel):\n%s", err, d)
+			t.Fatalf("Parallelism 3, chunks of one entry: %v, differs (-sequential +parallel):\n%s", err, d)
 		}
 		s := record.NewScanner(logData, logPath, 0)
 		s.Validate = true

@@ -1,14 +1,17 @@
 package inspect
 
 import (
-	"fmt"
+	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"path"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/segkit/segkit/internal/entrychunks"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/record"
 )
@@ -25,23 +28,27 @@ import (
 // sequential run does, and Verify merges them in partition order.
 //
 // Entries: when there are fewer partitions than goroutines, each
-// partition's worker has n/partitions decoders. The worker walks each
-// .log as before (resync.Walker: headers, CRCs, damage), copies the valid
-// entries into groups (up to groupBytes or groupEntries) and hands them to
-// the decoders, which decode every record of them (read: decompression,
-// record iteration, the producer state's batch info), which depends on
-// nothing but the entry's bytes. The worker takes the results back in
-// file order and applies them to the checks that depend on what came
-// before (offset order and gaps, across segments too, the producer state
-// replay, snapshots, leader epochs, the log start offset, the indexes),
-// exactly as the sequential walk does.
+// partition's worker has n/partitions decoders. It cuts each .log into
+// chunks of whole entries by their length fields alone (package
+// entrychunks: slices of mapping windows for an OS file, else copies),
+// and the decoders check each entry's header and CRC and decode every
+// record of it (read: decompression, record iteration, the producer
+// state's batch info), which depends on nothing but the entry's bytes.
+// The worker takes the results back in file order and applies them to
+// the checks that depend on what came before (offset order and gaps,
+// across segments too, the producer state replay, snapshots, leader
+// epochs, the log start offset, the indexes), exactly as the sequential
+// walk does. At damage (a chunk whose entries do not all pass), the
+// worker walks on itself as the sequential read does (resync.Walker)
+// until valid entries follow the damage, where the decoders take over
+// again (readParallel).
 //
 // Memory: a worker without decoders holds one batch decoded at a time (the
 // Walker's buffer, one batch decompressed within Options.MaxDecompressed);
-// one with decoders holds at most groupsPerDecoder groups per decoder in
-// flight (each groupBytes, or one larger entry), and each decoder one
-// batch decompressed. Neither depends on the size of a segment or of the
-// log.
+// one with decoders holds 2 chunks per decoder in flight (each chunkSize,
+// or one larger entry), their mapping windows (resync.WalkMapWindow
+// each), and each decoder one batch decompressed. Neither depends on the
+// size of a segment or of the log.
 // The sequential walk (Parallelism 1, or GOMAXPROCS 1 as under
 // js/wasm) starts no goroutine and copies nothing.
 
@@ -143,7 +150,7 @@ func (v *verifier) partitions(parts []*partition) error {
 // settings and log directories, its own decoders, and progress counted
 // into shared.
 func (v *verifier) worker(shared *sharedProgress) *verifier {
-	w := &verifier{fsys: v.fsys, opt: v.opt, now: v.now, policy: v.policy, logDirs: v.logDirs, total: v.total, shared: shared, groups: v.groups}
+	w := &verifier{fsys: v.fsys, opt: v.opt, now: v.now, policy: v.policy, logDirs: v.logDirs, total: v.total, shared: shared, chunk: v.chunk}
 	w.it.MaxDecompressed = v.opt.MaxDecompressed
 	w.lit.MaxDecompressed = v.opt.MaxDecompressed
 	w.ctlIt.MaxDecompressed = v.opt.MaxDecompressed
@@ -169,185 +176,90 @@ func (s *sharedProgress) add(delta int64, force bool) {
 	}
 }
 
-// groupLimits bound a worker's entries in flight when its decoders
-// decode them: groups of up to bytes bytes (or one larger entry) or
-// entries entries, and perDecoder groups per decoder. Verify uses
-// defaultGroups; tests shrink them (VerifyGroups).
-type groupLimits struct{ bytes, entries, perDecoder int }
+// chunkSize is how much of a .log the decoders take at a time
+// (entrychunks.Options.ChunkSize): with 2 decoders, 4 chunks in flight.
+// Verify uses it; tests shrink it (VerifyChunks).
+const chunkSize = 1 << 20
 
-// The default groupLimits.
-const (
-	groupBytes       = 256 << 10
-	groupEntries     = 1024
-	groupsPerDecoder = 3
-)
-
-func defaultGroups() groupLimits { return groupLimits{groupBytes, groupEntries, groupsPerDecoder} }
-
-// decoder decodes entries for a worker (readParallel): its own scanner
-// and iterators.
+// decoder decodes chunks of entries for a worker (readParallel): its own
+// scanner and iterators.
 type decoder struct {
 	v  verifier // only its iterators are used (read)
 	sc record.Scanner
 }
 
-// group is a run of a segment's entries, copied, decoded by one decoder;
-// or a damaged region.
-type group struct {
-	buf    []byte
-	ends   []int                // the end of each entry in buf
-	pos    []int64              // its position in the file
-	hdrs   []record.BatchHeader // a v2 batch's header (Magic 2), zero for a legacy entry
-	res    []entryResult
-	damage *resync.Damage
-	ready  chan struct{} // receives once res is filled
-}
+// errResume stops the sequential walk of readParallel after damage that
+// valid entries follow: the decoders take over again there.
+var errResume = errors.New("inspect: resume the concurrent read")
 
 // readParallel is readSegment's walk of f (size bytes, path logPath) with
-// the entries decoded by v.decoders: this goroutine walks the file
-// (headers and CRCs, resync.Walker), copies the entries into groups and
-// hands them out, and calls fn with each result, in file order, as
-// readSegment does. At most groupsPerDecoder groups per decoder are in
-// flight.
+// the entries decoded by v.decoders, in chunks of whole entries cut by
+// their length fields (entrychunks), mapped where the walk would map
+// them. A chunk is clean when every entry in it passes the scanner's
+// header and CRC checks, as the walker's (resync.Walker) would; at the
+// first other one, this goroutine walks on from there (headers, CRCs,
+// damage) and reads the entries itself, as readSegment does, up to the
+// end of the first damaged region followed by valid entries, where the
+// decoders take over again. fn sees each result in file order, as
+// readSegment's.
 func (v *verifier) readParallel(f io.ReaderAt, size int64, logPath string, fn func(r *entryResult) error) error {
 	start := v.done
-	work := make(chan *group, len(v.decoders))
-	var wg sync.WaitGroup
-	for _, d := range v.decoders {
-		wg.Go(func() {
-			for g := range work {
-				d.decode(g, logPath)
-				g.ready <- struct{}{}
+	opt := entrychunks.Options{Workers: len(v.decoders), ChunkSize: v.chunk, MapWindow: resync.WalkMapWindow}
+	if osf, ok := f.(*os.File); ok {
+		opt.Map = maprange.For(osf)
+	}
+	process := func(i int, c entrychunks.Chunk, res *[]entryResult) bool {
+		return v.decoders[i].decode(c, logPath, res)
+	}
+	apply := func(c entrychunks.Chunk, res *[]entryResult) error {
+		for i := range *res {
+			if v.interrupted() {
+				return ErrInterrupted
 			}
-		})
-	}
-	defer wg.Wait()
-	defer close(work)
-
-	ring := make([]*group, v.groups.perDecoder*len(v.decoders))
-	for i := range ring {
-		ring[i] = &group{ready: make(chan struct{}, 1)}
-	}
-	head, n := 0, 0 // the oldest group in flight, and how many
-	var cur *group  // the group being filled
-	// flush waits for the oldest group and hands its results to fn.
-	flush := func() error {
-		g := ring[head]
-		head, n = (head+1)%len(ring), n-1
-		<-g.ready
-		if g.damage != nil {
-			return fn(&entryResult{damage: g.damage})
-		}
-		for i := range g.res {
-			if err := fn(&g.res[i]); err != nil {
+			r := &(*res)[i]
+			if err := fn(r); err != nil {
 				return err
 			}
-			v.progress(start+g.pos[i]+int64(g.ends[i]-g.endBefore(i)), false)
+			v.progress(start+r.sum.Position+r.sum.Size, false)
 		}
 		return nil
 	}
-	// take returns the next free group, flushing the oldest if none is.
-	take := func() (*group, error) {
-		if n == len(ring) {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-		g := ring[(head+n)%len(ring)]
-		n++
-		g.buf, g.ends, g.pos, g.hdrs, g.damage = g.buf[:0], g.ends[:0], g.pos[:0], g.hdrs[:0], nil
-		return g, nil
-	}
-	send := func() {
-		if cur != nil {
-			work <- cur
-			cur = nil
-		}
-	}
-	entry := func(e *record.Entry) error {
-		if v.interrupted() {
-			return ErrInterrupted
-		}
-		raw := e.Raw()
-		if cur != nil && (len(cur.buf)+len(raw) > v.groups.bytes || len(cur.ends) == v.groups.entries) {
-			send()
-		}
-		if cur == nil {
-			g, err := take()
-			if err != nil {
-				return err
-			}
-			cur = g
-		}
-		cur.buf = append(cur.buf, raw...)
-		cur.ends = append(cur.ends, len(cur.buf))
-		cur.pos = append(cur.pos, e.Position)
-		var h record.BatchHeader
-		if e.Magic == record.MagicV2 {
-			h = e.Batch.BatchHeader
-		}
-		cur.hdrs = append(cur.hdrs, h)
-		return nil
-	}
+	entry, _ := v.sequential(start, fn)
+	resume := int64(-1)
 	hurt := func(d resync.Damage) error {
-		send()
-		g, err := take()
-		if err != nil {
+		if err := fn(&entryResult{damage: &d}); err != nil {
 			return err
 		}
-		g.damage = &d
-		g.ready <- struct{}{}
+		if d.Resynced {
+			resume = d.End
+			return errResume
+		}
 		return nil
 	}
-	err := v.w.Walk(f, size, logPath, entry, hurt)
-	if err == nil {
-		send()
-		for n > 0 && err == nil {
-			err = flush()
+	for from := int64(0); from < size; from = resume {
+		end, err := entrychunks.Run(f, from, size, opt, process, apply)
+		if errors.Is(err, maprange.ErrShrank) {
+			return &fs.PathError{Op: "read", Path: logPath, Err: err}
+		}
+		if err != nil || end >= size {
+			return err
+		}
+		if err := v.w.WalkFrom(f, end, size, logPath, entry, hurt); err != errResume {
+			return err
 		}
 	}
-	if err != nil {
-		// Wait for the groups in flight, so that none is decoding when
-		// the ring is dropped.
-		send()
-		for n > 0 {
-			g := ring[head]
-			head, n = (head+1)%len(ring), n-1
-			<-g.ready
-		}
-	}
-	return err
+	return nil
 }
 
-// endBefore returns the end of entry i-1 of g, 0 for the first.
-func (g *group) endBefore(i int) int {
-	if i == 0 {
-		return 0
+// decode reads the entries of c into res, as read does, and reports
+// whether c is clean: its entries whole, each passing the scanner's
+// header and CRC checks.
+func (d *decoder) decode(c entrychunks.Chunk, logPath string, res *[]entryResult) bool {
+	*res = (*res)[:0]
+	d.sc.Reset(c.Buf, logPath, c.Start)
+	for d.sc.Next() {
+		*res = append(*res, entryResult{})
+		d.v.read(d.sc.Entry(), &(*res)[len(*res)-1])
 	}
-	return g.ends[i-1]
-}
-
-// decode decodes the entries of g into g.res, as read does. A v2 batch
-// is its header (decoded and checked by the walker) and its copied bytes;
-// a legacy entry, whose key and value alias its bytes, is read again from
-// the copy.
-func (d *decoder) decode(g *group, logPath string) {
-	g.res = slices.Grow(g.res[:0], len(g.ends))[:len(g.ends)]
-	from := 0
-	for i, end := range g.ends {
-		raw := g.buf[from:end:end]
-		from = end
-		if g.hdrs[i].Magic == record.MagicV2 {
-			e := record.Entry{Position: g.pos[i], Magic: record.MagicV2, Batch: record.Batch{BatchHeader: g.hdrs[i], Raw: raw}}
-			d.v.read(&e, &g.res[i])
-			continue
-		}
-		d.sc.Reset(raw, logPath, g.pos[i])
-		if !d.sc.Next() {
-			// The walker checked these very bytes; this cannot happen.
-			g.res[i] = entryResult{recErr: fmt.Errorf("entry does not re-read: %v", d.sc.Err())}
-			continue
-		}
-		d.v.read(d.sc.Entry(), &g.res[i])
-	}
+	return d.sc.Err() == nil && d.sc.ValidBytes() == len(c.Buf)
 }

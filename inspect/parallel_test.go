@@ -120,7 +120,7 @@ func damagedLogDirs(t *testing.T) (*vfs.Mem, *clock) {
 }
 
 // copyTree copies the files of directory src of from to dst of to.
-func copyTree(t testing.TB, from *vfs.Mem, src string, to *vfs.Mem, dst string) {
+func copyTree(t testing.TB, from *vfs.Mem, src string, to vfs.FS, dst string) {
 	t.Helper()
 	infos, err := vfs.ReadDir(from, src)
 	if err != nil {
@@ -165,11 +165,11 @@ func TestVerifyParallelSameReport(t *testing.T) {
 	sameParallel(t, m, "/", inspect.Options{Now: c.t.UnixMilli(), Compacted: true, MaxDecompressed: 512})
 }
 
-// TestVerifyParallelGroups: a partition whose entries are decoded
-// concurrently in groups (of the default size, and of tiny ones that
-// fill the ring), damaged in its second segment, gives the sequential
+// TestVerifyParallelChunks: a partition whose entries are decoded
+// concurrently in chunks (of the default size, and of tiny ones: one
+// entry each), damaged in its second segment, gives the sequential
 // report.
-func TestVerifyParallelGroups(t *testing.T) {
+func TestVerifyParallelChunks(t *testing.T) {
 	f := newFixture(t, map[string]string{"segment.bytes": "60000"})
 	f.add(t, 2000, 1, compress.None, 2)
 	f.close(t)
@@ -191,10 +191,10 @@ func TestVerifyParallelGroups(t *testing.T) {
 		b[pos[len(pos)/2]+record.RecordsOffset+3] ^= 1
 		return b
 	})
-	for _, g := range [][3]int{{64 << 10, 256, 3}, {1000, 7, 2}, {1, 1, 1}} {
-		t.Run(fmt.Sprintf("bytes=%d,entries=%d,per=%d", g[0], g[1], g[2]), func(t *testing.T) {
+	for _, chunk := range []int{64 << 10, 1000, 1} {
+		t.Run(fmt.Sprintf("chunk=%d", chunk), func(t *testing.T) {
 			rep := sameParallelWith(t, f.fs, f.dir, inspect.Options{Now: f.clock.t.UnixMilli()}, func(fsys vfs.FS, dir string, opt inspect.Options) (inspect.Report, error) {
-				return inspect.VerifyGroups(fsys, dir, opt, g[0], g[1], g[2])
+				return inspect.VerifyChunks(fsys, dir, opt, chunk)
 			})
 			if rep.Batches < 1990 || rep.OK {
 				t.Errorf("%d batches, OK %v", rep.Batches, rep.OK)

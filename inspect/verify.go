@@ -162,12 +162,12 @@ type SegmentReport struct {
 // What it finds is in Report.Problems; the error is only for a directory
 // that cannot be listed or a file that cannot be read, or ErrNoPartition.
 func Verify(fsys vfs.FS, dir string, opt Options) (Report, error) {
-	return verifyGroups(fsys, dir, opt, defaultGroups())
+	return verifyChunks(fsys, dir, opt, chunkSize)
 }
 
-// verifyGroups is Verify, its concurrent decoders' groups bounded by g.
-func verifyGroups(fsys vfs.FS, dir string, opt Options, g groupLimits) (Report, error) {
-	v := &verifier{fsys: fsys, opt: opt, logDirs: map[string]*logDirState{}, groups: g}
+// verifyChunks is Verify, its concurrent decoders' chunks of chunk bytes.
+func verifyChunks(fsys vfs.FS, dir string, opt Options, chunk int) (Report, error) {
+	v := &verifier{fsys: fsys, opt: opt, logDirs: map[string]*logDirState{}, chunk: chunk}
 	v.now = opt.Now
 	if v.now == 0 {
 		v.now = time.Now().UnixMilli()
@@ -227,7 +227,7 @@ type verifier struct {
 	done, total, reported int64
 	shared                *sharedProgress // a worker's: the Verify's progress (parallel.go)
 	decoders              []*decoder      // a worker's: decode its entries (parallel.go)
-	groups                groupLimits     // what the decoders hold in flight (parallel.go)
+	chunk                 int             // the decoders' chunk size (parallel.go)
 
 	w     resync.Walker
 	it    record.Iterator // records of the entry being checked
@@ -527,15 +527,25 @@ func (v *verifier) readSegment(dir string, s *segFiles, fn func(r *entryResult) 
 	size := s.log.Size()
 	start := v.done
 	if len(v.decoders) >= 2 {
-		if err := v.readParallel(f, size, logPath, fn); err != nil {
-			return fmt.Errorf("inspect: %s: %w", logPath, err)
-		}
-		v.done = start + size
-		v.progress(v.done, true)
-		return nil
+		err = v.readParallel(f, size, logPath, fn)
+	} else {
+		entry, hurt := v.sequential(start, fn)
+		err = v.w.Walk(f, size, logPath, entry, hurt)
 	}
+	if err != nil {
+		return fmt.Errorf("inspect: %s: %w", logPath, err)
+	}
+	v.done = start + size
+	v.progress(v.done, true)
+	return nil
+}
+
+// sequential returns the resync.Walker callbacks of readSegment's
+// sequential read (the .log's bytes counted in progress from start): each
+// entry read by this goroutine, each damaged region, to fn.
+func (v *verifier) sequential(start int64, fn func(r *entryResult) error) (entry func(e *record.Entry) error, hurt func(d resync.Damage) error) {
 	var r entryResult
-	entry := func(e *record.Entry) error {
+	entry = func(e *record.Entry) error {
 		if v.interrupted() {
 			return ErrInterrupted
 		}
@@ -546,15 +556,10 @@ func (v *verifier) readSegment(dir string, s *segFiles, fn func(r *entryResult) 
 		v.progress(start+e.Position+int64(e.Size()), false)
 		return nil
 	}
-	hurt := func(d resync.Damage) error {
+	hurt = func(d resync.Damage) error {
 		return fn(&entryResult{damage: &d})
 	}
-	if err := v.w.Walk(f, size, logPath, entry, hurt); err != nil {
-		return fmt.Errorf("inspect: %s: %w", logPath, err)
-	}
-	v.done = start + size
-	v.progress(v.done, true)
-	return nil
+	return entry, hurt
 }
 
 // check applies one entry (or damaged region) read by readSegment to

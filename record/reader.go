@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/maprange"
 )
 
 // DefaultChunkSize is how much a ReaderScanner reads at a time.
@@ -191,13 +192,6 @@ func (rs *ReaderScanner) Close() {
 	rs.s.Reset(nil, rs.path, end)
 }
 
-// faulted reports whether r, a recovered panic, is a fault on a mapping
-// (debug.SetPanicOnFault).
-func faulted(r any) bool {
-	e, ok := r.(interface{ Addr() uintptr })
-	return ok && e != nil
-}
-
 // Next advances to the next entry.
 func (rs *ReaderScanner) Next() bool {
 	if rs.release != nil || rs.Map != nil && !rs.noMap {
@@ -212,12 +206,8 @@ func (rs *ReaderScanner) Next() bool {
 func (rs *ReaderScanner) nextViewed() (ok bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
-		r := recover()
-		if r == nil {
+		if !maprange.Faulted(recover()) {
 			return
-		}
-		if !faulted(r) {
-			panic(r)
 		}
 		from := rs.bufPos + int64(rs.s.ValidBytes())
 		rs.unview()

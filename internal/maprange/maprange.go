@@ -1,6 +1,7 @@
 package maprange
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"unsafe"
@@ -55,4 +56,22 @@ func (m *Mapping) Close() {
 		m.release()
 		m.release, m.b = nil, nil
 	}
+}
+
+// ErrShrank is the I/O error of a file that shrank under a mapping while
+// it was read: reading the pages past its new end faulted.
+var ErrShrank = errors.New("the file shrank while it was read")
+
+// Faulted reports whether recovered, the result of recover(), is a fault
+// on a mapping (a runtime error with an Addr, under
+// debug.SetPanicOnFault), and panics again with any other panic. It
+// reports false for nil: no panic.
+func Faulted(recovered any) bool {
+	if recovered == nil {
+		return false
+	}
+	if e, ok := recovered.(interface{ Addr() uintptr }); ok && e != nil {
+		return true
+	}
+	panic(recovered)
 }

@@ -1,0 +1,105 @@
+package inspect_test
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/finding"
+	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/record"
+	"github.com/segkit/segkit/vfs"
+)
+
+// osDamagedPartition writes a partition of several segments, two entries
+// of its second one damaged (a flipped bit, and zeros over a batch), into
+// a directory of the OS: Verify's decoders read its .log files through
+// mappings. It returns the FS and the partition's directory in it.
+func osDamagedPartition(t *testing.T) (vfs.FS, string, *fixture) {
+	t.Helper()
+	f := newFixture(t, map[string]string{"segment.bytes": "200000"})
+	f.add(t, 3000, 1, compress.None, 2)
+	f.close(t)
+	infos, err := vfs.ReadDir(f.fs, f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	for _, fi := range infos {
+		if path.Ext(fi.Name()) == ".log" {
+			logs = append(logs, fi.Name())
+		}
+	}
+	if len(logs) < 3 {
+		t.Fatalf("%d segments, want 3 or more", len(logs))
+	}
+	f.edit(t, logs[1], func(b []byte) []byte {
+		pos, size := batches(t, b)
+		b[pos[len(pos)/3]+record.RecordsOffset+3] ^= 1
+		at := pos[2*len(pos)/3]
+		clear(b[at : at+size[2*len(pos)/3]])
+		return b
+	})
+	osfs := vfs.Sub(vfs.OS(), t.TempDir())
+	copyTree(t, f.fs, f.dir, osfs, "/p-0")
+	return osfs, "/p-0", f
+}
+
+// TestVerifyParallelMapped: a partition in the OS's files, damaged, its
+// entries decoded concurrently from mapped chunks (of several sizes), gives
+// the sequential report.
+func TestVerifyParallelMapped(t *testing.T) {
+	osfs, dir, f := osDamagedPartition(t)
+	for _, chunk := range []int{1 << 20, 5000, 1} {
+		t.Run(fmt.Sprintf("chunk=%d", chunk), func(t *testing.T) {
+			rep := sameParallelWith(t, osfs, dir, inspect.Options{Now: f.clock.t.UnixMilli()}, func(fsys vfs.FS, dir string, opt inspect.Options) (inspect.Report, error) {
+				return inspect.VerifyChunks(fsys, dir, opt, chunk)
+			})
+			if rep.Batches < 2990 || rep.OK || rep.Count(finding.Error) < 2 {
+				t.Errorf("%d batches, OK %v, %d errors", rep.Batches, rep.OK, rep.Count(finding.Error))
+			}
+		})
+	}
+}
+
+// TestVerifyMappedFileShrinks truncates a .log of one segment of 3 MiB
+// while its mapped chunks are decoded (from the progress callback, after
+// its first MiB): the reads of whichever goroutine is reading the mapping
+// fault (cutting chunks, decoding them, or walking), and Verify reads on
+// or fails with a read error naming the file; it does not crash.
+func TestVerifyMappedFileShrinks(t *testing.T) {
+	f := newFixture(t, map[string]string{"segment.bytes": "8388608"})
+	f.add(t, 3000, 10, compress.None, 2)
+	f.close(t)
+	root := t.TempDir()
+	osfs := vfs.Sub(vfs.OS(), root)
+	copyTree(t, f.fs, f.dir, osfs, "/p-0")
+	name := filepath.Join(root, "p-0", seg0+".log")
+	if fi, err := os.Stat(name); err != nil || fi.Size() < 3<<20 {
+		t.Fatalf("the .log: %v, %v; want 3 MiB or more", fi, err)
+	}
+	cut := false
+	opt := inspect.Options{Now: f.clock.t.UnixMilli(), Parallelism: 3, Progress: func(done, total int64) {
+		if !cut && done > 0 && done < total {
+			cut = true
+			if err := os.Truncate(name, 100); err != nil {
+				t.Error(err)
+			}
+		}
+	}}
+	rep, err := inspect.VerifyChunks(osfs, "/p-0", opt, 4096)
+	if !cut {
+		t.Fatal("the progress callback was not called before the end")
+	}
+	if err != nil && !strings.Contains(err.Error(), seg0+".log") {
+		t.Fatalf("Verify = %v, want a report or a read error naming the .log", err)
+	}
+	if err == nil && rep.OK {
+		t.Errorf("Verify of a .log cut to 100 bytes under it reports OK")
+	}
+	t.Logf("Verify = %v; %d batches, %d problems", err, rep.Batches, len(rep.Problems))
+}
