@@ -123,6 +123,22 @@ func (f *fixture) write(t testing.TB, name string, b []byte) {
 }
 
 // edit rewrites a file of the partition with fn.
+// logs returns the names of the partition's .log files, in order.
+func (f *fixture) logs(t testing.TB) []string {
+	t.Helper()
+	infos, err := vfs.ReadDir(f.fs, f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	for _, fi := range infos {
+		if path.Ext(fi.Name()) == ".log" {
+			logs = append(logs, fi.Name())
+		}
+	}
+	return logs
+}
+
 func (f *fixture) edit(t testing.TB, name string, fn func(b []byte) []byte) {
 	t.Helper()
 	f.write(t, f.path(name), fn(f.read(t, name)))

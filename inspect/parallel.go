@@ -46,9 +46,10 @@ import (
 // Memory: a worker without decoders holds one batch decoded at a time (the
 // Walker's buffer, one batch decompressed within Options.MaxDecompressed);
 // one with decoders holds 2 chunks per decoder in flight (each chunkSize,
-// or one larger entry), their mapping windows (resync.WalkMapWindow
-// each), and each decoder one batch decompressed. Neither depends on the
-// size of a segment or of the log.
+// or one larger entry of up to entrychunks.DefaultMaxEntry; copies, or
+// views of mapping windows of resync.WalkMapWindow bytes), their results
+// (an entryResult per entry), and each decoder one batch decompressed.
+// Neither depends on the size of a segment or of the log.
 // The sequential walk (Parallelism 1, or GOMAXPROCS 1 as under
 // js/wasm) starts no goroutine and copies nothing.
 

@@ -3,7 +3,6 @@ package inspect_test
 import (
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,16 +23,7 @@ func osDamagedPartition(t *testing.T) (vfs.FS, string, *fixture) {
 	f := newFixture(t, map[string]string{"segment.bytes": "200000"})
 	f.add(t, 3000, 1, compress.None, 2)
 	f.close(t)
-	infos, err := vfs.ReadDir(f.fs, f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs []string
-	for _, fi := range infos {
-		if path.Ext(fi.Name()) == ".log" {
-			logs = append(logs, fi.Name())
-		}
-	}
+	logs := f.logs(t)
 	if len(logs) < 3 {
 		t.Fatalf("%d segments, want 3 or more", len(logs))
 	}

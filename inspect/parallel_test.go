@@ -173,16 +173,7 @@ func TestVerifyParallelChunks(t *testing.T) {
 	f := newFixture(t, map[string]string{"segment.bytes": "60000"})
 	f.add(t, 2000, 1, compress.None, 2)
 	f.close(t)
-	infos, err := vfs.ReadDir(f.fs, f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs []string
-	for _, fi := range infos {
-		if path.Ext(fi.Name()) == ".log" {
-			logs = append(logs, fi.Name())
-		}
-	}
+	logs := f.logs(t)
 	if len(logs) < 4 {
 		t.Fatalf("%d segments, want 4 or more", len(logs))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -121,12 +122,12 @@ func TestRun(t *testing.T) {
 				t.Run(fmt.Sprintf("mapped=%v/workers=%d/chunk=%d", mapped, workers, chunk), func(t *testing.T) {
 					// Clean: every entry, to the end.
 					end, got := run(t, data, 0, opt, never)
-					if end != int64(len(data)) || !slicesEqual(got, pos) {
+					if end != int64(len(data)) || !slices.Equal(got, pos) {
 						t.Fatalf("clean: end %d of %d, %d entries of %d", end, len(data), len(got), len(pos))
 					}
 					// From an entry in the middle.
 					end, got = run(t, data, pos[1234], opt, never)
-					if end != int64(len(data)) || !slicesEqual(got, pos[1234:]) {
+					if end != int64(len(data)) || !slices.Equal(got, pos[1234:]) {
 						t.Fatalf("from entry 1234: end %d, %d entries", end, len(got))
 					}
 					// A chunk that is not clean stops the run at its start.
@@ -134,7 +135,7 @@ func TestRun(t *testing.T) {
 					end, got = run(t, data, 0, opt, func(c entrychunks.Chunk) bool {
 						return c.Start <= badAt && badAt < c.Start+int64(len(c.Buf))
 					})
-					if end > badAt || end < badAt-int64(max(chunk, 1000)) || !slicesEqual(got, pos[:len(got)]) {
+					if end > badAt || end < badAt-int64(max(chunk, 1000)) || !slices.Equal(got, pos[:len(got)]) {
 						t.Fatalf("bad chunk at %d: end %d, %d entries", badAt, end, len(got))
 					}
 				})
@@ -193,7 +194,7 @@ func TestRunIrregular(t *testing.T) {
 						}
 					}
 				}
-				if !slicesEqual(got, pos[:len(got)]) {
+				if !slices.Equal(got, pos[:len(got)]) {
 					t.Errorf("entries applied are not the file's first %d", len(got))
 				}
 			})
@@ -257,18 +258,6 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("entries end at %d, Run at %d", at, end)
 		}
 	})
-}
-
-func slicesEqual(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // BenchmarkRun cuts 64 MiB of 1 KiB entries into chunks (copied, from
