@@ -124,14 +124,9 @@ func (s *Segment) Recover(hooks RecoverHooks) (RecoverResult, error) {
 func (s *Segment) recoverViewed(hooks RecoverHooks, oi *index.OffsetIndex, ti *timeindex.TimeIndex, tx *index.TransactionIndex, fileSize int64, view *maprange.Mapping) (res RecoverResult, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
-		r := recover()
-		if r == nil {
-			return
+		if view.Faulted(recover()) {
+			err = &fs.PathError{Op: "read", Path: s.LogPath(), Err: errShrank}
 		}
-		if f, ok := r.(interface{ Addr() uintptr }); !ok || !view.Holds(f.Addr()) {
-			panic(r)
-		}
-		err = &fs.PathError{Op: "read", Path: s.LogPath(), Err: errShrank}
 	}()
 	return s.recover(hooks, oi, ti, tx, fileSize, view.Func())
 }

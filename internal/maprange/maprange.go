@@ -50,6 +50,19 @@ func (m *Mapping) Holds(addr uintptr) bool {
 	return addr >= base && addr-base < uintptr(len(m.b))
 }
 
+// Faulted is the package's Faulted for a fault in m only: it reports
+// whether recovered is a fault at an address m holds, false for nil, and
+// panics again with anything else (a fault elsewhere included).
+func (m *Mapping) Faulted(recovered any) bool {
+	if recovered == nil {
+		return false
+	}
+	if e, ok := recovered.(interface{ Addr() uintptr }); ok && e != nil && m.Holds(e.Addr()) {
+		return true
+	}
+	panic(recovered)
+}
+
 // Close unmaps m. The slices it served must no longer be used.
 func (m *Mapping) Close() {
 	if m.release != nil {

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/segkit/segkit/format"
+	"github.com/segkit/segkit/internal/maprange"
 )
 
 // proc is one command line the harness times: a whole process, its
@@ -164,7 +164,10 @@ func crcFloorMapped(file string, workers int) (time.Duration, error) {
 		return 0, err
 	}
 	size := st.Size()
-	page := int64(os.Getpagesize())
+	mapRange := maprange.For(f)
+	if mapRange == nil {
+		return 0, fmt.Errorf("%s: files are not mapped here", file)
+	}
 	per := (size + int64(workers) - 1) / int64(workers)
 	start := time.Now()
 	errs := make([]error, workers)
@@ -175,14 +178,13 @@ func crcFloorMapped(file string, workers int) (time.Duration, error) {
 		wg.Go(func() {
 			for off := lo; off < hi; off += mapWindowFloor {
 				n := min(mapWindowFloor, hi-off)
-				at := off &^ (page - 1)
-				b, err := syscall.Mmap(int(f.Fd()), at, int(n+off-at), syscall.PROT_READ, syscall.MAP_SHARED)
+				b, release, err := mapRange(off, int(n))
 				if err != nil {
-					errs[w] = fmt.Errorf("mmap %s: %w", file, err)
+					errs[w] = err
 					return
 				}
-				crcs[w] = format.UpdateCRC32C(crcs[w], b[off-at:])
-				syscall.Munmap(b)
+				crcs[w] = format.UpdateCRC32C(crcs[w], b)
+				release()
 			}
 		})
 	}
