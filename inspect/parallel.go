@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"runtime"
 	"sync"
@@ -205,10 +204,7 @@ var errResume = errors.New("inspect: resume the concurrent read")
 // readSegment's.
 func (v *verifier) readParallel(f io.ReaderAt, size int64, logPath string, fn func(r *entryResult) error) error {
 	start := v.done
-	opt := entrychunks.Options{Workers: len(v.decoders), ChunkSize: v.chunk, MapWindow: resync.WalkMapWindow}
-	if osf, ok := f.(*os.File); ok {
-		opt.Map = maprange.For(osf)
-	}
+	opt := entrychunks.Options{Workers: len(v.decoders), ChunkSize: v.chunk, Map: maprange.ForReader(f), MapWindow: resync.WalkMapWindow}
 	process := func(i int, c entrychunks.Chunk, res *[]entryResult) bool {
 		return v.decoders[i].decode(c, logPath, res)
 	}

@@ -90,8 +90,8 @@ func (s *Session) dumpLog(path string) (int, error) {
 	}
 	opt := s.Log
 	opt.JSON, opt.Errors = false, s.Stderr
-	if osf, ok := f.(*os.File); ok && opt.Map == nil {
-		opt.Map = maprange.For(osf)
+	if opt.Map == nil {
+		opt.Map = maprange.ForReader(f)
 	}
 	res, err := Log(s.Stdout, f, st.Size(), path, opt)
 	s.nonConsecutive.add(s.abs(path), res.NonConsecutive)

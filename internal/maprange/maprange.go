@@ -3,6 +3,7 @@ package maprange
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"unsafe"
 )
@@ -29,6 +30,15 @@ func Whole(f *os.File, size int64) (*Mapping, error) {
 	return &Mapping{name: f.Name(), b: b, release: release}, nil
 }
 
+// ForReader returns For(r) when r is an *os.File, else nil: a reader of
+// an io.ReaderAt maps it where it can and reads it otherwise.
+func ForReader(r io.ReaderAt) Func {
+	if f, ok := r.(*os.File); ok {
+		return For(f)
+	}
+	return nil
+}
+
 // Func returns a Func serving ranges of m without mapping again; their
 // release does nothing (Close unmaps).
 func (m *Mapping) Func() Func {
@@ -53,15 +63,7 @@ func (m *Mapping) Holds(addr uintptr) bool {
 // Faulted is the package's Faulted for a fault in m only: it reports
 // whether recovered is a fault at an address m holds, false for nil, and
 // panics again with anything else (a fault elsewhere included).
-func (m *Mapping) Faulted(recovered any) bool {
-	if recovered == nil {
-		return false
-	}
-	if e, ok := recovered.(interface{ Addr() uintptr }); ok && e != nil && m.Holds(e.Addr()) {
-		return true
-	}
-	panic(recovered)
-}
+func (m *Mapping) Faulted(recovered any) bool { return faulted(recovered, m.Holds) }
 
 // Close unmaps m. The slices it served must no longer be used.
 func (m *Mapping) Close() {
@@ -80,10 +82,15 @@ var ErrShrank = errors.New("the file shrank while it was read")
 // debug.SetPanicOnFault), and panics again with any other panic. It
 // reports false for nil: no panic.
 func Faulted(recovered any) bool {
+	return faulted(recovered, func(uintptr) bool { return true })
+}
+
+// faulted is Faulted for the faults at an address in reports true.
+func faulted(recovered any, in func(addr uintptr) bool) bool {
 	if recovered == nil {
 		return false
 	}
-	if e, ok := recovered.(interface{ Addr() uintptr }); ok && e != nil {
+	if e, ok := recovered.(interface{ Addr() uintptr }); ok && e != nil && in(e.Addr()) {
 		return true
 	}
 	panic(recovered)

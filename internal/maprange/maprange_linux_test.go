@@ -3,6 +3,7 @@ package maprange_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // TestMappingFaulted: a Mapping's Faulted takes a fault at one of its own
-// addresses only, and panics again with a fault elsewhere.
+// addresses only, and panics again with a fault elsewhere; ForReader maps
+// OS files only.
 func TestMappingFaulted(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(name, make([]byte, 8192), 0o644); err != nil {
@@ -21,6 +23,12 @@ func TestMappingFaulted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	if maprange.ForReader(f) == nil {
+		t.Error("ForReader(an *os.File) = nil")
+	}
+	if maprange.ForReader(strings.NewReader("x")) != nil {
+		t.Error("ForReader(a strings.Reader) is not nil")
+	}
 	m, err := maprange.Whole(f, 8192)
 	if err != nil || m == nil {
 		t.Fatalf("Whole = %v, %v", m, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"runtime/debug"
 
 	"github.com/segkit/segkit/format"
@@ -64,17 +63,15 @@ func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 // would be there too): the end of a region another reader has walked.
 func (w *Walker) WalkFrom(r io.ReaderAt, start, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) (err error) {
 	w.rs.Map, w.rs.ChunkSize = nil, 0
-	if f, ok := r.(*os.File); ok {
-		if w.rs.Map = maprange.For(f); w.rs.Map != nil {
-			w.rs.ChunkSize = WalkMapWindow
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer func() {
-				if maprange.Faulted(recover()) {
-					err = &fs.PathError{Op: "read", Path: path, Err: maprange.ErrShrank}
-				}
-			}()
-			defer w.rs.Close()
-		}
+	if w.rs.Map = maprange.ForReader(r); w.rs.Map != nil {
+		w.rs.ChunkSize = WalkMapWindow
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if maprange.Faulted(recover()) {
+				err = &fs.PathError{Op: "read", Path: path, Err: maprange.ErrShrank}
+			}
+		}()
+		defer w.rs.Close()
 	}
 	return w.walk(r, start, size, path, entry, hurt)
 }
