@@ -61,6 +61,44 @@ func (v *verifier) workers() int {
 	return max(1, n)
 }
 
+// listAll lists the partitions dirs (list), on all the workers when
+// there are many: a log directory of 1,000 partitions took 6 ms to list,
+// a fortieth of verifying it on two cores. The error is that of the
+// first partition, in order, that fails, as the sequential run's.
+func (v *verifier) listAll(dirs []Listing) ([]*partition, error) {
+	parts := make([]*partition, len(dirs))
+	errs := make([]error, len(dirs))
+	n := min(v.workers(), len(dirs)/listPerWorker)
+	if n <= 1 {
+		for i, d := range dirs {
+			if parts[i], errs[i] = v.list(d); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return parts, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(dirs)); i = next.Add(1) - 1 {
+				parts[i], errs[i] = v.list(dirs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// listPerWorker is how many partitions make a listing worker worth its
+// start: a partition lists in about 6 µs.
+const listPerWorker = 64
+
 // partitions verifies parts, filling each one's problems and report, and
 // returns the error the sequential run would: that of the first partition,
 // in order, that fails.

@@ -93,3 +93,59 @@ func TestVerifyMappedFileShrinks(t *testing.T) {
 	}
 	t.Logf("Verify = %v; %d batches, %d problems", err, rep.Batches, len(rep.Problems))
 }
+
+// TestVerifyParallelListing: a log directory of enough partitions that
+// they are listed on several workers gives the sequential run's report,
+// the listings' findings in order, and, with two partitions that cannot
+// be read (a symbolic link to nothing where a segment file is), the
+// error of the first of them.
+func TestVerifyParallelListing(t *testing.T) {
+	root := t.TempDir()
+	const n = 300
+	write := func(name string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		p := fmt.Sprintf("logs/t-%d", i)
+		if err := os.MkdirAll(filepath.Join(root, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(p + "/00000000000000000000.log")
+		if i%7 == 0 {
+			write(p + "/00000000000000000000.log.cleaned")
+		}
+		if i%11 == 0 {
+			write(p + "/00000000000000000005.index")
+		}
+		if i%13 == 0 {
+			write(p + "/00000000000000000003.log.deleted")
+		}
+	}
+	osfs := vfs.Sub(vfs.OS(), root)
+	opt := inspect.Options{Now: 1}
+	rep := sameParallel(t, osfs, "/logs", opt)
+	kinds := map[string]int{}
+	for _, p := range rep.Problems {
+		kinds[p.Kind]++
+	}
+	want := map[string]int{finding.KindLeftoverFile: (n + 6) / 7, finding.KindOrphanFile: (n + 10) / 11, finding.KindDeletedFile: (n + 12) / 13}
+	for k, c := range want {
+		if kinds[k] != c {
+			t.Errorf("%d problems of kind %s, want %d (all: %v)", kinds[k], k, c, kinds)
+		}
+	}
+
+	for _, i := range []int{260, 140} {
+		if err := os.Symlink("nowhere", filepath.Join(root, fmt.Sprintf("logs/t-%d/00000000000000000009.timeindex", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameParallel(t, osfs, "/logs", opt)
+	_, err := inspect.Verify(osfs, "/logs", inspect.Options{Now: 1, Parallelism: 2})
+	if err == nil || !strings.Contains(err.Error(), "/logs/t-140/") {
+		t.Errorf("Verify with two unreadable partitions: %v, want t-140's error", err)
+	}
+}

@@ -184,13 +184,14 @@ func verifyChunks(fsys vfs.FS, dir string, opt Options, chunk int) (Report, erro
 	if err != nil {
 		return Report{}, err
 	}
-	parts := make([]*partition, 0, len(dirs))
-	for _, d := range dirs {
-		p, err := v.list(d)
-		if err != nil {
-			return Report{}, err
+	parts, err := v.listAll(dirs)
+	if err != nil {
+		return Report{}, err
+	}
+	for _, p := range parts {
+		for _, s := range p.segs {
+			v.total += s.log.Size()
 		}
-		parts = append(parts, p)
 	}
 	if err := v.partitions(parts); err != nil {
 		return Report{}, err
@@ -336,7 +337,6 @@ func (v *verifier) list(l Listing) (*partition, error) {
 		switch ext {
 		case segment.LogSuffix:
 			get(base).log = fi
-			v.total += fi.Size()
 		case segment.IndexSuffix:
 			get(base).index = fi
 		case segment.TimeIndexSuffix:
