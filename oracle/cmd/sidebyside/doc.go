@@ -2,7 +2,7 @@
 // (the oracle, oracle/kafka) and against the CRC-32C floor, and prints one
 // table.
 //
-//	cd oracle && go run ./cmd/sidebyside            # 1 GiB, 1000 partitions, 10 GiB dir, 5 runs
+//	cd oracle && go run ./cmd/sidebyside            # 1 GiB, 1000 partitions, 10 GiB dir, WASM, 5 runs
 //	cd oracle && go run ./cmd/sidebyside -quick     # 64 MiB, 100 partitions, 256 MiB dir, 3 runs
 //	cd oracle && go run ./cmd/sidebyside -size 256MiB -runs 3 -only dump,recover
 //
@@ -59,12 +59,30 @@
 //     target; verify also decompresses every batch, which the floor does
 //     not), GOMAXPROCS=2 against GOMAXPROCS=1 (target 1.7× on 2 cores),
 //     and the verify process's peak RSS (its VmHWM in /proc/PID/status,
-//     polled every millisecond: ru_maxrss would count the harness's own
-//     RSS, which a vfork'd child inherits at exec; target -rss-budget,
-//     256 MiB). With the one big partition, the rounds also time the
+//     polled every millisecond in one more run of each, untimed, since a
+//     poller beside a timed run takes CPU from a child that keeps both
+//     cores busy and not from one that leaves a core idle; ru_maxrss
+//     would count the harness's own RSS, which a vfork'd child inherits
+//     at exec; target -rss-budget, 256 MiB). With the one big partition, the rounds also time the
 //     mapped CRC floor (as for dump) on two goroutines and on one: what
 //     the machine's second core gives that hour, for work that shares
 //     nothing (no target).
+//   - wasm: segkit compiled to WebAssembly (GOOS=js GOARCH=wasm) and run
+//     by node with Go's wasm_exec_node.js, against the same code native,
+//     in the same rounds (target: within 3× native, a ratio of at least
+//     0.33×; needs node). record's BenchmarkDecode (ReadBatch with its
+//     CRC check, then every record; each shape and codec) and
+//     BenchmarkCRC32C built three ways: native; native with -tags
+//     purego,noasm and GODEBUG=cpu.all=off, the Go code WASM runs (no
+//     AVX-512 CRC folding, no SSE4.2, no codec assembly), which splits
+//     the gap into what the native assembly gives and what Go's WASM
+//     code costs; and js/wasm, run -benchtime three times as long,
+//     since V8 runs WASM code from its baseline compiler until the
+//     optimised code is ready. Native runs with GOMAXPROCS=1 (the WASM
+//     engine has one thread). The WASM CRC-32C alone against native's
+//     whole decode is the floor: where it misses, no decoder can meet
+//     the bar. Then `segviz verify` of the big partition, built for
+//     js/wasm and run by node, against native on one core and on two.
 //
 // Kafka runs with the oracle's JVM flags (SerialGC, C1 only:
 // -XX:TieredStopAtLevel=1, chosen for start-up); -kafka-jvm adds options

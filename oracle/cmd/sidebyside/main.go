@@ -55,6 +55,7 @@ type settings struct {
 	kafkaJVM   string
 	cpuprofile string
 	rssBudget  int64
+	benchtime  time.Duration
 	log        io.Writer
 }
 
@@ -77,7 +78,8 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	fs.StringVar(&s.segviz, "segviz", "", "segviz binary (default: built from this tree into the work directory)")
 	fs.StringVar(&s.kafka, "kafka", oracle.Script(), "the oracle's entry point script")
 	fs.Float64Var(&s.spreadMax, "spread", 1.3, "a verdict whose runs spread (max/min) wider than this is marked untrusted")
-	only := fs.String("only", "dump,recover,verify", "the row groups to run, comma-separated")
+	only := fs.String("only", "dump,recover,verify,wasm", "the row groups to run, comma-separated")
+	fs.DurationVar(&s.benchtime, "benchtime", time.Second, "wasm rows: each of record's benchmarks runs this long natively, and three times as long under node")
 	fs.StringVar(&s.kafkaJVM, "kafka-jvm", "", "extra JVM options for Kafka (ORACLE_JAVA_OPTS), e.g. -XX:TieredStopAtLevel=4 to undo the oracle's C1-only default")
 	fs.StringVar(&s.cpuprofile, "cpuprofile", "", "after the table, profile segkit's dump, recovery and verify in-process into FILE.{dump,recover,verify}.pprof")
 	budget := fs.String("rss-budget", "256MiB", "peak RSS target of segviz verify")
@@ -142,7 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (*settings, error) {
 	s.only = map[string]bool{}
 	for _, g := range strings.Split(*only, ",") {
 		switch g = strings.TrimSpace(g); g {
-		case "dump", "recover", "verify":
+		case "dump", "recover", "verify", "wasm":
 			s.only[g] = true
 		default:
 			return nil, fmt.Errorf("-only: unknown group %q", g)
@@ -212,6 +214,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if s.only["verify"] {
 		if err := b.verify(); err != nil {
+			return err
+		}
+	}
+	if s.only["wasm"] {
+		if err := b.wasm(); err != nil {
 			return err
 		}
 	}
@@ -369,18 +376,17 @@ func (b *bench) rounds(name string, round func(measured bool) error) error {
 	return nil
 }
 
-// timeProc runs p, appends its seconds to into (when measured) and
-// returns its peak RSS.
-func timeProc(p proc, into *series, measured bool) (int64, error) {
+// timeProc runs p and appends its seconds to into (when measured).
+func timeProc(p proc, into *series, measured bool) error {
 	syscall.Sync() // others' dirty pages are not written back on our clock
-	d, rss, err := p.run()
+	d, err := p.run()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if measured {
 		*into = append(*into, d.Seconds())
 	}
-	return rss, nil
+	return nil
 }
 
 func (b *bench) timeCRC(files []string, into *series, measured bool) error {
@@ -419,7 +425,7 @@ func (b *bench) dump() error {
 				p proc
 				s *series
 			}{{sp, &st}, {kp, &kt}, {spT, &stT}, {kpT, &ktT}} {
-				if _, err := timeProc(x.p, x.s, m); err != nil {
+				if err := timeProc(x.p, x.s, m); err != nil {
 					return err
 				}
 			}
@@ -485,7 +491,7 @@ func (b *bench) recovery() error {
 			p proc
 			s *series
 		}{{sp, &st}, {kp, &kt}, {spT, &stT}, {kpT, &ktT}} {
-			if _, err := timeProc(x.p, x.s, m); err != nil {
+			if err := timeProc(x.p, x.s, m); err != nil {
 				return err
 			}
 		}
@@ -511,7 +517,7 @@ func (b *bench) recovery() error {
 			p proc
 			s *series
 		}{{isp, &ist}, {ikp, &ikt}, {inPlace("segviz", "tiny-0"), &istT}, {inPlace("kafka", "tiny-0"), &iktT}} {
-			if _, err := timeProc(x.p, x.s, m); err != nil {
+			if err := timeProc(x.p, x.s, m); err != nil {
 				return err
 			}
 		}
@@ -607,18 +613,11 @@ func (b *bench) verify() error {
 		// core gives this hour, for work that shares nothing.
 		scaling := t.dir == filepath.Join(b.work, "clean", "big-0")
 		err = b.rounds(t.label, func(m bool) error {
-			r, err := timeProc(p2, &t2, m)
-			if err != nil {
+			if err := timeProc(p2, &t2, m); err != nil {
 				return err
 			}
-			if m {
-				rss = append(rss, float64(r))
-			}
-			if r, err = timeProc(p1, &t1, m); err != nil {
+			if err := timeProc(p1, &t1, m); err != nil {
 				return err
-			}
-			if m {
-				rss = append(rss, float64(r))
 			}
 			if scaling {
 				for _, x := range []struct {
@@ -639,6 +638,15 @@ func (b *bench) verify() error {
 		if err != nil {
 			return err
 		}
+		// Peak RSS in runs of their own, untimed: the poller would take
+		// CPU from the timed runs.
+		for _, p := range []proc{p2, p1} {
+			r, err := p.peakRSS()
+			if err != nil {
+				return err
+			}
+			rss = append(rss, float64(r))
+		}
 		if strings.HasPrefix(t.label, "verify, large dir") {
 			b.notes = append(b.notes, fmt.Sprintf("%s: %d .log files, %d bytes in all, hard links to the big partition's (one copy in the page cache, for verify and the CRC floor alike).", t.label, len(files), total))
 		}
@@ -647,7 +655,7 @@ func (b *bench) verify() error {
 				cmds: []string{p2.String(), fmt.Sprintf("in-process: 1 MiB os.File.Read + format.UpdateCRC32C over the %d .log files (%d bytes)", len(files), total)}},
 			&row{name: t.label + ", GOMAXPROCS=2 vs 1", vs: "GOMAXPROCS=1", a: t2, b: t1, target: 1.7, cmds: []string{p1.String()}},
 			&row{name: t.label + ", peak RSS", rss: true, a: rss, target: float64(b.rssBudget), atMost: true,
-				cmds: []string{"VmHWM of the verify runs above (both GOMAXPROCS)"}})
+				cmds: []string{"VmHWM of one more run of each command above (GOMAXPROCS=2 and 1), untimed"}})
 		if scaling {
 			b.rows = append(b.rows, &row{name: "the mapped CRC floor, 2 goroutines vs 1", vs: "1 goroutine", a: f2, b: f1,
 				cmds: []string{fmt.Sprintf("in-process: %s mapped 64 MiB at a time and checksummed (format.UpdateCRC32C) in two halves by two goroutines, and whole by one", b.bigLog)}})

@@ -12,7 +12,8 @@ import (
 )
 
 // TestQuick runs the whole harness end to end on tiny inputs (8 MiB, 20
-// partitions, one run: about 15 s, most of it JVM start-ups) and checks
+// partitions, one run, benchmarks of 20 ms: about 15 s, most of it JVM
+// start-ups, and the WASM builds when they are not cached) and checks
 // that the table has every row, each with a positive ratio. The figures
 // themselves need real sizes: -quick (64 MiB, 100 partitions, 3 runs) with
 // SEGKIT_SIDEBYSIDE=1 runs that instead:
@@ -20,7 +21,7 @@ import (
 //	SEGKIT_SIDEBYSIDE=1 go test -run TestQuick -v ./cmd/sidebyside
 func TestQuick(t *testing.T) {
 	oracle.Require(t)
-	args := []string{"-size", "8MiB", "-dump-size", "8MiB", "-partitions", "20", "-partition-size", "64KiB", "-verify-size", "16MiB", "-runs", "1", "-warmup", "0"}
+	args := []string{"-size", "8MiB", "-dump-size", "8MiB", "-partitions", "20", "-partition-size", "64KiB", "-verify-size", "16MiB", "-runs", "1", "-warmup", "0", "-benchtime", "20ms"}
 	if os.Getenv("SEGKIT_SIDEBYSIDE") == "1" {
 		args = []string{"-quick"}
 	}
@@ -57,6 +58,13 @@ func TestQuick(t *testing.T) {
 		"verify, large dir " + large + ", GOMAXPROCS=2 vs 1",
 		"verify, large dir " + large + ", peak RSS",
 	}
+	for _, shape := range []string{"16x1KiB", "1000x100B"} {
+		for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+			want = append(want, "WASM decode "+shape+"/"+codec+" vs native", "WASM decode "+shape+"/"+codec+" vs native without asm/SIMD")
+		}
+		want = append(want, "WASM CRC-32C alone "+shape+" vs native decode")
+	}
+	want = append(want, "WASM verify, 1 partition vs native on 1 core", "WASM verify, 1 partition vs native on 2 cores")
 	ratio := regexp.MustCompile(`^([0-9.]+)× \(([0-9.]+)×\)$`)
 	got := map[string]bool{}
 	for _, line := range strings.Split(out.String(), "\n") {

@@ -92,6 +92,8 @@ func (r *row) targetText() string {
 		return "≤ " + mib(r.target)
 	case r.target == 0:
 		return "-"
+	case r.target < 1:
+		return fmt.Sprintf("≥ %.2f×", r.target)
 	default:
 		return fmt.Sprintf("≥ %.1f×", r.target)
 	}
@@ -122,9 +124,9 @@ func (b *bench) print(w io.Writer) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.2f× (%.2f×)\t%s\t%s\t%s\n", i+1, r.name, r.side(r.a), vs, other, med, min, sp, r.targetText(), r.verdict(b.spreadMax))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nTimes are whole-process wall times (JVM start included for Kafka) unless a row says in-process;")
+	fmt.Fprintln(w, "\nTimes are whole-process wall times (JVM start included for Kafka) unless a row says in-process (\"WASM decode\" rows: go test's time per batch);")
 	fmt.Fprintln(w, "\"steady\" rows subtract each tool's median time on the tiny segment and show bytes/s; ratio = other's time / segkit's;")
-	fmt.Fprintln(w, "spread = max/min of each side's runs; peak RSS is the child's VmHWM (/proc/PID/status, polled every millisecond).")
+	fmt.Fprintln(w, "spread = max/min of each side's runs; peak RSS is the child's VmHWM (/proc/PID/status, polled every millisecond, in untimed runs of its own).")
 	fmt.Fprintln(w, "\nCommands:")
 	for i, r := range b.rows {
 		for _, c := range r.cmds {
@@ -143,8 +145,12 @@ func dur(s float64) string {
 	switch {
 	case s >= 1:
 		return fmt.Sprintf("%.2f s", s)
-	default:
+	case s >= 1e-3:
 		return fmt.Sprintf("%.1f ms", s*1e3)
+	case s >= 1e-6:
+		return fmt.Sprintf("%.1f µs", s*1e6)
+	default:
+		return fmt.Sprintf("%.0f ns", s*1e9)
 	}
 }
 
