@@ -242,7 +242,7 @@ var errResume = errors.New("inspect: resume the concurrent read")
 // readSegment's.
 func (v *verifier) readParallel(f io.ReaderAt, size int64, logPath string, fn func(r *entryResult) error) error {
 	start := v.done
-	opt := entrychunks.Options{Workers: len(v.decoders), ChunkSize: v.chunk, Map: maprange.ForReader(f), MapWindow: resync.WalkMapWindow}
+	opt := entrychunks.Options{Workers: len(v.decoders), ChunkSize: v.chunk, Map: maprange.ForReader(f, size), MapWindow: resync.WalkMapWindow}
 	process := func(i int, c entrychunks.Chunk, res *[]entryResult) bool {
 		return v.decoders[i].decode(c, logPath, res)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/segkit/segkit/compress"
 	"github.com/segkit/segkit/finding"
 	"github.com/segkit/segkit/inspect"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/record"
 	"github.com/segkit/segkit/vfs"
 )
@@ -20,12 +21,17 @@ import (
 // mappings. It returns the FS and the partition's directory in it.
 func osDamagedPartition(t *testing.T) (vfs.FS, string, *fixture) {
 	t.Helper()
-	f := newFixture(t, map[string]string{"segment.bytes": "200000"})
-	f.add(t, 3000, 1, compress.None, 2)
+	// Segments of 1 MiB or more: smaller files are read, not mapped
+	// (maprange.MinSize).
+	f := newFixture(t, map[string]string{"segment.bytes": "1100000"})
+	f.add(t, 3000, 8, compress.None, 2)
 	f.close(t)
 	logs := f.logs(t)
 	if len(logs) < 3 {
 		t.Fatalf("%d segments, want 3 or more", len(logs))
+	}
+	if size := len(f.read(t, logs[1])); size < maprange.MinSize {
+		t.Fatalf("the damaged segment has %d bytes, fewer than maprange.MinSize: it would not be mapped", size)
 	}
 	f.edit(t, logs[1], func(b []byte) []byte {
 		pos, size := batches(t, b)

@@ -257,7 +257,7 @@ func dumpFile(path string, opt dumplog.Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "segviz dump: %s: --json does not dump %q files (want .log, .checkpoint, .index, .timeindex or .txnindex)\n", path, ext)
 		return exitUsage
 	}
-	opt.Map = maprange.ForReader(f) // the parallel dump reads the file without copying it
+	opt.Map = maprange.ForReader(f, st.Size()) // the parallel dump reads the file without copying it
 	res, err := dumplog.Log(stdout, f, st.Size(), path, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "segviz dump: %s: %v\n", path, err)

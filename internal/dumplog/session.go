@@ -91,7 +91,7 @@ func (s *Session) dumpLog(path string) (int, error) {
 	opt := s.Log
 	opt.JSON, opt.Errors = false, s.Stderr
 	if opt.Map == nil {
-		opt.Map = maprange.ForReader(f)
+		opt.Map = maprange.ForReader(f, st.Size())
 	}
 	res, err := Log(s.Stdout, f, st.Size(), path, opt)
 	s.nonConsecutive.add(s.abs(path), res.NonConsecutive)

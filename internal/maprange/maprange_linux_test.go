@@ -12,7 +12,7 @@ import (
 
 // TestMappingFaulted: a Mapping's Faulted takes a fault at one of its own
 // addresses only, and panics again with a fault elsewhere; ForReader maps
-// OS files only.
+// OS files only, of MinSize bytes or more.
 func TestMappingFaulted(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(name, make([]byte, 8192), 0o644); err != nil {
@@ -23,10 +23,13 @@ func TestMappingFaulted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if maprange.ForReader(f) == nil {
-		t.Error("ForReader(an *os.File) = nil")
+	if maprange.ForReader(f, maprange.MinSize) == nil {
+		t.Error("ForReader(an *os.File, MinSize) = nil")
 	}
-	if maprange.ForReader(strings.NewReader("x")) != nil {
+	if maprange.ForReader(f, maprange.MinSize-1) != nil {
+		t.Error("ForReader(an *os.File, MinSize-1) is not nil: a small file is read")
+	}
+	if maprange.ForReader(strings.NewReader("x"), maprange.MinSize) != nil {
 		t.Error("ForReader(a strings.Reader) is not nil")
 	}
 	m, err := maprange.Whole(f, 8192)

@@ -63,7 +63,7 @@ func (w *Walker) Walk(r io.ReaderAt, size int64, path string, entry func(e *reco
 // would be there too): the end of a region another reader has walked.
 func (w *Walker) WalkFrom(r io.ReaderAt, start, size int64, path string, entry func(e *record.Entry) error, hurt func(d Damage) error) (err error) {
 	w.rs.Map, w.rs.ChunkSize = nil, 0
-	if w.rs.Map = maprange.ForReader(r); w.rs.Map != nil {
+	if w.rs.Map = maprange.ForReader(r, size-start); w.rs.Map != nil {
 		w.rs.ChunkSize = WalkMapWindow
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() {

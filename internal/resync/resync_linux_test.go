@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/record"
 )
@@ -18,6 +19,9 @@ import (
 // read faults, and Walk returns an I/O error). Neither crashes.
 func TestWalkMappedFileShrinks(t *testing.T) {
 	data, pos := testLog(t, 300)
+	if len(data) < maprange.MinSize {
+		t.Fatalf("%d bytes: fewer than maprange.MinSize would be read, not mapped", len(data))
+	}
 	for _, tt := range []struct {
 		name   string
 		cut    int64

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/segkit/segkit/compress"
+	"github.com/segkit/segkit/internal/maprange"
 	"github.com/segkit/segkit/internal/resync"
 	"github.com/segkit/segkit/record"
 )
@@ -57,6 +58,9 @@ func walk(t *testing.T, w *resync.Walker, r io.ReaderAt, size int64) (walked, er
 // reused across files of both kinds.
 func TestWalkMappedMatchesReader(t *testing.T) {
 	clean, pos := testLog(t, 300)
+	if len(clean)-9 < maprange.MinSize {
+		t.Fatalf("%d bytes: fewer than maprange.MinSize would be read, not mapped", len(clean))
+	}
 	corrupt := bytes.Clone(clean)
 	corrupt[pos[100]+300] ^= 1
 	zeroed := bytes.Clone(clean)
