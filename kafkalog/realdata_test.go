@@ -183,6 +183,18 @@ func snapshotDir(t *testing.T, dir string) string {
 	return b.String()
 }
 
+// flipConfig is Kafka's default topic config with indexes of 64 KiB, room
+// for 8,192 entries where the flipped segment's (231 KB, an entry per
+// 4 KiB) need 57: an active segment's indexes are resized to
+// segment.index.bytes at every open, which a Mem file holds as zeros, and
+// 10 MiB twice over at each of the campaigns' 5,300 opens was half of
+// their time, and the collector's work most of the rest.
+func flipConfig() kafkalog.Config {
+	cfg := kafkalog.DefaultConfig()
+	cfg.SegmentIndexBytes = 64 << 10
+	return cfg
+}
+
 // TestRealBitFlips flips one byte at a time in a real segment, at 5,000
 // seeded positions, and opens and reads the partition each time: nothing
 // panics, every record returned equals the original at its offset, and a
@@ -190,6 +202,7 @@ func snapshotDir(t *testing.T, dir string) string {
 func TestRealBitFlips(t *testing.T) {
 	dir := filepath.Join(realdata.Dir(t), "macsakini__KafkaCluster/kafka/data/test-0")
 	logName := "00000000000000000000.log"
+	cfg := flipConfig()
 	orig, err := os.ReadFile(filepath.Join(dir, logName))
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +242,7 @@ func TestRealBitFlips(t *testing.T) {
 		if err := vfs.WriteFile(mem, path.Join(p, logName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l, err := kafkalog.Open(mem, p, kafkalog.DefaultConfig(), kafkalog.Options{TruncateCorrupt: true})
+		l, err := kafkalog.Open(mem, p, cfg, kafkalog.Options{TruncateCorrupt: true})
 		if err != nil {
 			t.Fatalf("flip at %d: open: %v", pos, err)
 		}
@@ -290,6 +303,7 @@ func TestRealBitFlips(t *testing.T) {
 func TestRealBitFlipsCleanShutdown(t *testing.T) {
 	dir := filepath.Join(realdata.Dir(t), "macsakini__KafkaCluster/kafka/data/test-0")
 	logName := "00000000000000000000.log"
+	cfg := flipConfig()
 	orig, err := os.ReadFile(filepath.Join(dir, logName))
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +334,7 @@ func TestRealBitFlipsCleanShutdown(t *testing.T) {
 		data := append([]byte(nil), orig...)
 		data[pos] ^= 0x40
 		vfs.WriteFile(mem, path.Join(p, logName), data, 0o644)
-		l, err := kafkalog.Open(mem, p, kafkalog.DefaultConfig(), kafkalog.Options{TruncateCorrupt: true})
+		l, err := kafkalog.Open(mem, p, cfg, kafkalog.Options{TruncateCorrupt: true})
 		if err != nil {
 			t.Fatalf("flip at %d: open: %v", pos, err)
 		}
