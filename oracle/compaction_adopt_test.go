@@ -72,6 +72,7 @@ const (
 // offsets, with the same keys, values, headers, timestamps, attributes
 // and producers.
 func TestCompactionAdopt(t *testing.T) {
+	t.Parallel() // two at a time: one alone keeps 1.3 of the 2 cores busy
 	oracle.Require(t)
 	started := time.Now()
 	root := compactRoot(t)

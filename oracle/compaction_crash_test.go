@@ -112,6 +112,7 @@ type ccFiles map[string][]byte
 // Producer snapshots are compared by name only, with the two ways Kafka's
 // load differs (see snapshotDiffs).
 func TestCompactionCrashMatchesKafka(t *testing.T) {
+	t.Parallel() // two at a time: one alone keeps 1.3 of the 2 cores busy
 	oracle.Require(t)
 	start := time.Now()
 	tmp := t.TempDir()
