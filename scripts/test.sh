@@ -137,42 +137,65 @@ fi
 
 if [ -z "${SKIP_FUZZ:-}" ]; then
   step "fuzz every target for $FUZZTIME"
-  pkgs=$(go list ./...) # on its own line, so that a failure stops the script
-  for pkg in $pkgs; do
+  # One go test -list over every package (not one per package), then two
+  # targets at a time, each on one core: a target's build and its
+  # baseline-coverage pass, about as long as its burst, overlap the
+  # other's fuzzing instead of leaving a core idle.
+  targets=$(go test -list '^Fuzz' ./... | awk '/^Fuzz/ { t[n++] = $1; next } /^(ok|\?) / { for (i = 0; i < n; i++) print $2, t[i]; n = 0 }')
+  fuzzlogs=$(mktemp -d "${TMPDIR:-/tmp}/segkit-fuzz.XXXXXX")
+  # fuzz_one PKG TARGET: the burst, with one retry of the engine's
+  # context-deadline hiccup; prints one line, or the log and fails.
+  fuzz_one() {
+    local pkg=$1 target=$2 dir log before after execs rate msgs attempt
     dir=$(go list -f '{{.Dir}}' "$pkg")
-    for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
-      for attempt in 1 2; do
-        before=$(count_files "$dir/testdata/fuzz/$target")
-        if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" -parallel=2 "$pkg" >"$root/.fuzz.log" 2>&1; then
-          # A run whose time went on the baseline-coverage pass prints
-          # no execs line: grep finds nothing, which must not stop the script.
-          execs=$(grep -Eo 'execs: [0-9]+' "$root/.fuzz.log" | tail -n 1 || true)
-          rate=$(grep -Eo '\([0-9]+/sec\)' "$root/.fuzz.log" | tr -dc '0-9\n' | sort -n | tail -n 1 || true)
-          execs=${execs:-"execs: 0 (baseline coverage only)"}
-          printf '%-60s %s (%s/sec)\n' "$pkg $target" "$execs" "$rate"
-          break
+    log="$fuzzlogs/$target.${pkg//\//_}.log"
+    for attempt in 1 2; do
+      before=$(count_files "$dir/testdata/fuzz/$target")
+      if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" -parallel=1 "$pkg" >"$log" 2>&1; then
+        # A run whose time went on the baseline-coverage pass prints
+        # no execs line: grep finds nothing, which must not stop the script.
+        execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -n 1 || true)
+        rate=$(grep -Eo '\([0-9]+/sec\)' "$log" | tr -dc '0-9\n' | sort -n | tail -n 1 || true)
+        execs=${execs:-"execs: 0 (baseline coverage only)"}
+        printf '%-60s %s (%s/sec)\n' "$pkg $target" "$execs" "$rate"
+        return 0
+      fi
+      after=$(count_files "$dir/testdata/fuzz/$target")
+      # A failure that wrote no crasher and says only "context deadline
+      # exceeded" is the fuzzing engine's own hiccup at the end of
+      # -fuzztime (go.dev/issue/75804): retry once, and if it says that
+      # again with no crasher, the target ran and found nothing.
+      msgs=$(grep -A1 -- '--- FAIL:' "$log" | grep -v -- '--- FAIL:' | grep -v '^--$' | sed 's/^[[:space:]]*//' | sort -u || true)
+      if [ "$after" -eq "$before" ] && [ "$msgs" = "context deadline exceeded" ]; then
+        if [ "$attempt" = 2 ]; then
+          printf '%-60s %s\n' "$pkg $target" "no crasher (the engine's context-deadline hiccup twice, go.dev/issue/75804)"
         fi
-        after=$(count_files "$dir/testdata/fuzz/$target")
-        # A failure that wrote no crasher and says only "context deadline
-        # exceeded" is the fuzzing engine's own hiccup at the end of
-        # -fuzztime (go.dev/issue/75804): retry once, and if it says that
-        # again with no crasher, the target ran and found nothing.
-        msgs=$(grep -A1 -- '--- FAIL:' "$root/.fuzz.log" | grep -v -- '--- FAIL:' | grep -v '^--$' | sed 's/^[[:space:]]*//' | sort -u || true)
-        if [ "$after" -eq "$before" ] && [ "$msgs" = "context deadline exceeded" ]; then
-          if [ "$attempt" = 2 ]; then
-            printf '%-60s %s\n' "$pkg $target" "no crasher (the engine's context-deadline hiccup twice, go.dev/issue/75804)"
-          fi
-          continue
-        fi
-        if [ "$after" -gt "$before" ] || [ "$attempt" = 2 ]; then
-          cat "$root/.fuzz.log"
-          echo "fuzz target $target failed; replay: go test -run='$target' $pkg (crasher under $dir/testdata/fuzz/$target)"
-          exit 1
-        fi
-      done
+        continue
+      fi
+      if [ "$after" -gt "$before" ] || [ "$attempt" = 2 ]; then
+        cat "$log"
+        echo "fuzz target $target failed; replay: go test -run='$target' $pkg (crasher under $dir/testdata/fuzz/$target)"
+        return 1
+      fi
     done
+  }
+  failed=0
+  running=0
+  while read -r pkg target; do
+    if [ "$running" -ge 2 ]; then
+      wait -n || failed=1
+      running=$((running - 1))
+    fi
+    [ "$failed" = 0 ] || break
+    fuzz_one "$pkg" "$target" &
+    running=$((running + 1))
+  done <<<"$targets"
+  while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
   done
-  rm -f "$root/.fuzz.log"
+  rm -rf "$fuzzlogs"
+  if [ "$failed" != 0 ]; then exit 1; fi
 fi
 
 if [ -z "${SKIP_E2E:-}" ] && [ -d e2e ]; then
