@@ -10,9 +10,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // v2 record batch (over bytes [21, end)) and of a producer snapshot. On
 // amd64 with AVX-512F and VPCLMULQDQ, inputs of 256 bytes and more are
 // folded 256 bytes at a time with carry-less multiplication (about twice
-// hash/crc32's speed); everywhere else, and for the last bytes,
-// hash/crc32 does the work (SSE4.2 or ARMv8 CRC instructions where the CPU
-// has them).
+// hash/crc32's speed; on AMD Zen 4, from 1312 bytes, with the CRC32
+// instruction over a share of the input in the same loop: 2.4 times);
+// everywhere else, and for the last bytes, hash/crc32 does the work
+// (SSE4.2 or ARMv8 CRC instructions where the CPU has them).
 func CRC32C(b []byte) uint32 { return updateCastagnoli(0, b) }
 
 // UpdateCRC32C continues a CRC-32C checksum crc over b.

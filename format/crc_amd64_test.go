@@ -59,6 +59,16 @@ func BenchmarkCRC32C(b *testing.B) {
 				sinkCRC += CRC32C(p)
 			}
 		})
+		if useAVX512 && n >= 256 {
+			// Folding alone, as the CPUs without the hybrid run it.
+			b.Run("fold/"+itoa(n), func(b *testing.B) {
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				for b.Loop() {
+					sinkCRC += castagnoliAVX512(0, p[:n&^15])
+				}
+			})
+		}
 		b.Run("hash-crc32/"+itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
@@ -76,4 +86,61 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// TestHybridMatchesStdlib checks castagnoliHybrid directly for every
+// iteration count it is called with, whether or not this CPU is one it is
+// chosen on (it needs only AVX-512 VPCLMULQDQ and SSE4.2), and its shift
+// table against x^n mod P computed one multiplication by x at a time.
+func TestHybridMatchesStdlib(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("no AVX-512 VPCLMULQDQ on this CPU")
+	}
+	t.Logf("hybrid chosen on this CPU: %v", useHybrid)
+	shifts := hybridShifts
+	if shifts == nil {
+		shifts = computeHybridShifts()
+	}
+	// x^n by repeated multiplication by x, reflected.
+	slow := func(n int) uint32 {
+		r := uint32(1) << 31
+		for range n {
+			r = r>>1 ^ (r&1)*0x82f63b78
+		}
+		return r
+	}
+	for _, m := range []int{1, 2, 3, 46, hybridMaxM, 2*hybridMaxM - 1} {
+		for i, l := range []int{72 * m, 48 * m, 24 * m} {
+			if got, want := shifts[m][i], uint64(slow(8*l-33)); got != want {
+				t.Fatalf("hybridShifts[%d][%d] = %#x, want x^%d mod P = %#x", m, i, got, want, 8*l-33)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 2*hybridMaxM*hybridBlock+64)
+	for i := range buf {
+		buf[i] = byte(rng.Uint32())
+	}
+	// Every iteration count, with 0 to 20 16-byte blocks folded after the
+	// iterations (the caller leaves up to 327 bytes).
+	for m := 1; m < 2*hybridMaxM; m++ {
+		for _, extra := range []int{0, 16 * rng.IntN(21)} {
+			off := rng.IntN(64)
+			p := buf[off : off+m*hybridBlock+extra]
+			init := rng.Uint32()
+			if got, want := ^castagnoliHybrid(^init, p, m, &shifts[m]), crc32.Update(init, castagnoli, p); got != want {
+				t.Fatalf("castagnoliHybrid(m %d, %d more, at %d) = %#x, want %#x", m, extra, off, got, want)
+			}
+		}
+	}
+	// Inputs long enough for updateCastagnoli to call it more than once.
+	long := make([]byte, 5*hybridMaxM*hybridBlock+333)
+	for i := range long {
+		long[i] = byte(rng.Uint32())
+	}
+	for _, n := range []int{2*hybridMaxM*hybridBlock - 1, 2 * hybridMaxM * hybridBlock, 3*hybridMaxM*hybridBlock + 15, len(long)} {
+		if got, want := UpdateCRC32C(7, long[:n]), crc32.Update(7, castagnoli, long[:n]); got != want {
+			t.Fatalf("UpdateCRC32C(%d bytes) = %#x, want %#x", n, got, want)
+		}
+	}
 }
