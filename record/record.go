@@ -148,9 +148,161 @@ func (it *Iterator) fail(pos int, sentinel error, msg string, args ...any) bool 
 	return false
 }
 
+// nextFault names what Next found wrong; failNext words it.
+type nextFault uint8
+
+const (
+	faultLeftOver nextFault = iota
+	faultLength
+	faultNegativeSize
+	faultTruncated
+	faultEmpty
+	faultTimestampDelta
+	faultOffsetDelta
+	faultOffsetOrder
+	faultKeyLength
+	faultValueLength
+	faultHeaderCount
+	faultHeaderNumber
+	faultHeaderKey
+	faultHeaderValue
+	faultSizeMismatch
+	faultControlKey
+	faultTimestampOverflow
+)
+
+// failNext records Next's error f at pos, with the values x and y it
+// reports. It is kept out of Next, with plain integer arguments, so that
+// Next's own code builds no formatting arguments: they made the compiler
+// keep its slices and positions on the stack (a 512-byte frame, a third
+// of Next's instructions in loads and stores of them).
+//
+//go:noinline
+func (it *Iterator) failNext(f nextFault, pos int, x, y int64) bool {
+	switch f {
+	case faultLeftOver:
+		return it.fail(pos, format.ErrInvalid, "incorrect declared batch size: %d bytes left after %d records", x, it.count)
+	case faultLength:
+		return it.fail(pos, format.ParseError(int(x)), "record %d of %d: length", it.read, it.count)
+	case faultNegativeSize:
+		return it.fail(pos, format.ErrInvalid, "record %d: negative size %d", it.read, x)
+	case faultTruncated:
+		return it.fail(pos, format.ErrTruncated, "record %d: size %d but %d bytes left (premature EOF)", it.read, x, y)
+	case faultEmpty:
+		return it.fail(pos, format.ErrInvalid, "invalid record size: %d", x)
+	case faultTimestampDelta:
+		return it.fail(pos, format.ParseError(int(x)), "record %d: timestamp delta", it.read)
+	case faultOffsetDelta:
+		return it.fail(pos, format.ParseError(int(x)), "record %d: offset delta", it.read)
+	case faultOffsetOrder:
+		return it.fail(pos, format.ErrInvalid, "record %d: offset delta %d after %d (lastOffsetDelta %d)", it.read, x, it.prevDelta, it.lastOffsetDelta)
+	case faultKeyLength:
+		return it.fail(pos, format.ErrInvalid, "record %d: key length", it.read)
+	case faultValueLength:
+		return it.fail(pos, format.ErrInvalid, "record %d: value length", it.read)
+	case faultHeaderCount:
+		return it.fail(pos, format.ParseError(int(x)), "record %d: header count", it.read)
+	case faultHeaderNumber:
+		return it.fail(pos, format.ErrInvalid, "record %d: invalid number of record headers %d", it.read, x)
+	case faultHeaderKey:
+		return it.fail(pos, format.ErrInvalid, "record %d: header %d key", it.read, x)
+	case faultHeaderValue:
+		return it.fail(pos, format.ErrInvalid, "record %d: header %d value", it.read, x)
+	case faultSizeMismatch:
+		return it.fail(pos, format.ErrInvalid, "invalid record size: expected %d bytes in record payload, found %d", x, y)
+	case faultControlKey:
+		return it.fail(pos, format.ErrInvalid, "control record key must hold version 0 and a type")
+	default: // faultTimestampOverflow
+		return it.fail(pos, format.ErrInvalid, "record %d: timestamp %d%+d overflows", it.read, it.baseTimestamp, x)
+	}
+}
+
 // Next decodes the next record into r and reports whether there was one.
 // At the end it checks that no bytes are left over; see Err.
+//
+// Next itself reads only the common record: every varint of one or two
+// bytes, no headers, no control batch, and nothing wrong. Anything else it
+// leaves, untouched, to next, the decoder of every record, which starts the
+// same record again. Split so, Next calls nothing and keeps its values in
+// registers: next's slow paths (format.Varint, readBytes, headers, the
+// error reports) made the compiler keep them on the stack.
 func (it *Iterator) Next(r *Record) bool {
+	b, pos := it.b, it.pos
+	if it.err != nil || it.read >= it.count || it.control {
+		return it.next(r)
+	}
+	u, n := uvarint2(b, pos, len(b))
+	// A record holds at least six bytes: attributes, timestamp delta,
+	// offset delta, key length, value length and header count.
+	length := u>>1 ^ -(u & 1)
+	if n == 0 || length < 6 || length > len(b)-pos-n {
+		return it.next(r)
+	}
+	pos += n
+	body := b[pos : pos+length : pos+length]
+	attributes := body[0]
+	u, n = uvarint2(body, 1, len(body))
+	if n == 0 {
+		return it.next(r)
+	}
+	tsDelta := int64(u>>1) ^ -int64(u&1)
+	i := 1 + n
+	u, n = uvarint2(body, i, len(body))
+	offDelta := int32(u>>1) ^ -int32(u&1)
+	if n == 0 || offDelta <= it.prevDelta || offDelta > it.lastOffsetDelta {
+		return it.next(r)
+	}
+	i += n
+	var key, value []byte
+	if u, n = uvarint2(body, i, len(body)); n > 0 && u&1 == 0 && i+n+u>>1 <= len(body) {
+		e := i + n + u>>1
+		key, i = body[i+n:e:e], e
+	} else if n == 1 && u == 1 {
+		i++
+	} else {
+		return it.next(r)
+	}
+	if u, n = uvarint2(body, i, len(body)); n > 0 && u&1 == 0 && i+n+u>>1 <= len(body) {
+		e := i + n + u>>1
+		value, i = body[i+n:e:e], e
+	} else if n == 1 && u == 1 {
+		i++
+	} else {
+		return it.next(r)
+	}
+	// No headers, and nothing after their count.
+	if i != len(body)-1 || body[i] != 0 {
+		return it.next(r)
+	}
+	ts := it.baseTimestamp + tsDelta
+	if (tsDelta > 0 && ts < it.baseTimestamp) || (tsDelta < 0 && ts > it.baseTimestamp) {
+		return it.next(r)
+	}
+	end := pos + length
+	if it.read+1 == it.count && end != len(b) {
+		return it.next(r)
+	}
+	if it.logAppendTime {
+		ts = it.maxTimestamp
+	}
+	r.Attributes = int8(attributes)
+	r.Key, r.Value = key, value
+	if len(r.Headers) != 0 {
+		r.Headers = r.Headers[:0]
+	}
+	r.Timestamp = ts
+	r.TimestampDelta = tsDelta
+	r.OffsetDelta = offDelta
+	r.Offset = it.baseOffset + int64(offDelta)
+	it.prevDelta = offDelta
+	it.pos = end
+	it.read++
+	return true
+}
+
+// next decodes the next record into r, whatever its form, or records why
+// it cannot: Next's general path.
+func (it *Iterator) next(r *Record) bool {
 	if it.err != nil {
 		return false
 	}
@@ -158,7 +310,7 @@ func (it *Iterator) Next(r *Record) bool {
 	pos := it.pos
 	if it.read >= it.count {
 		if pos != len(b) {
-			return it.fail(pos, format.ErrInvalid, "incorrect declared batch size: %d bytes left after %d records", len(b)-pos, it.count)
+			return it.failNext(faultLeftOver, pos, int64(len(b)-pos), 0)
 		}
 		return false
 	}
@@ -177,20 +329,20 @@ func (it *Iterator) Next(r *Record) bool {
 	} else {
 		v, n := format.Varint(b[pos:])
 		if n <= 0 {
-			return it.fail(pos, format.ParseError(n), "record %d of %d: length", it.read, it.count)
+			return it.failNext(faultLength, pos, int64(n), 0)
 		}
 		length, pos = v, pos+n
 	}
 	if length < 0 || int(length) > len(b)-pos {
 		if length < 0 {
-			return it.fail(start, format.ErrInvalid, "record %d: negative size %d", it.read, length)
+			return it.failNext(faultNegativeSize, start, int64(length), 0)
 		}
-		return it.fail(start, format.ErrTruncated, "record %d: size %d but %d bytes left (premature EOF)", it.read, length, len(b)-pos)
+		return it.failNext(faultTruncated, start, int64(length), int64(len(b)-pos))
 	}
 	end := pos + int(length)
 	body := b[:end] // bound every field read to the record body
 	if end-pos < 1 {
-		return it.fail(start, format.ErrInvalid, "invalid record size: %d", length)
+		return it.failNext(faultEmpty, start, int64(length), 0)
 	}
 	r.Attributes = int8(body[pos])
 	pos++
@@ -208,7 +360,7 @@ func (it *Iterator) Next(r *Record) bool {
 	} else {
 		v, n := format.Varlong(body[pos:])
 		if n <= 0 {
-			return it.fail(pos, format.ParseError(n), "record %d: timestamp delta", it.read)
+			return it.failNext(faultTimestampDelta, pos, int64(n), 0)
 		}
 		tsDelta, pos = v, pos+n
 	}
@@ -225,12 +377,12 @@ func (it *Iterator) Next(r *Record) bool {
 	} else {
 		v, n := format.Varint(body[pos:])
 		if n <= 0 {
-			return it.fail(pos, format.ParseError(n), "record %d: offset delta", it.read)
+			return it.failNext(faultOffsetDelta, pos, int64(n), 0)
 		}
 		offDelta, pos = v, pos+n
 	}
 	if offDelta <= it.prevDelta || offDelta > it.lastOffsetDelta {
-		return it.fail(start, format.ErrInvalid, "record %d: offset delta %d after %d (lastOffsetDelta %d)", it.read, offDelta, it.prevDelta, it.lastOffsetDelta)
+		return it.failNext(faultOffsetOrder, start, int64(offDelta), 0)
 	}
 	it.prevDelta = offDelta
 
@@ -245,7 +397,7 @@ func (it *Iterator) Next(r *Record) bool {
 	} else if n == 1 && u == 1 {
 		r.Key, pos = nil, pos+1
 	} else if r.Key, pos, ok = readBytes(body, pos); !ok {
-		return it.fail(pos, format.ErrInvalid, "record %d: key length", it.read)
+		return it.failNext(faultKeyLength, pos, 0, 0)
 	}
 	if u, n := uvarint2(body, pos, end); n > 0 && u&1 == 0 && pos+n+u>>1 <= end {
 		e := pos + n + u>>1
@@ -253,7 +405,7 @@ func (it *Iterator) Next(r *Record) bool {
 	} else if n == 1 && u == 1 {
 		r.Value, pos = nil, pos+1
 	} else if r.Value, pos, ok = readBytes(body, pos); !ok {
-		return it.fail(pos, format.ErrInvalid, "record %d: value length", it.read)
+		return it.failNext(faultValueLength, pos, 0, 0)
 	}
 
 	// headers
@@ -265,12 +417,12 @@ func (it *Iterator) Next(r *Record) bool {
 	} else {
 		v, n := format.Varint(body[pos:])
 		if n <= 0 {
-			return it.fail(pos, format.ParseError(n), "record %d: header count", it.read)
+			return it.failNext(faultHeaderCount, pos, int64(n), 0)
 		}
 		nh, pos = v, pos+n
 	}
 	if nh < 0 || 2*int(nh) > end-pos {
-		return it.fail(pos, format.ErrInvalid, "record %d: invalid number of record headers %d", it.read, nh)
+		return it.failNext(faultHeaderNumber, pos, int64(nh), 0)
 	}
 	if nh == 0 {
 		// Most records have none: no store (and no write barrier) when
@@ -283,25 +435,25 @@ func (it *Iterator) Next(r *Record) bool {
 		for i := int32(0); i < nh; i++ {
 			var h Header
 			if h.Key, pos, ok = readBytes(body, pos); !ok || h.Key == nil {
-				return it.fail(pos, format.ErrInvalid, "record %d: header %d key", it.read, i)
+				return it.failNext(faultHeaderKey, pos, int64(i), 0)
 			}
 			if h.Value, pos, ok = readBytes(body, pos); !ok {
-				return it.fail(pos, format.ErrInvalid, "record %d: header %d value", it.read, i)
+				return it.failNext(faultHeaderValue, pos, int64(i), 0)
 			}
 			hs = append(hs, h)
 		}
 		r.Headers = hs
 	}
 	if pos != end {
-		return it.fail(start, format.ErrInvalid, "invalid record size: expected %d bytes in record payload, found %d", length, int(length)-(end-pos))
+		return it.failNext(faultSizeMismatch, start, int64(length), int64(int(length)-(end-pos)))
 	}
 	if it.control && (len(r.Key) < 4 || format.Int16(r.Key) != 0) {
-		return it.fail(start, format.ErrInvalid, "control record key must hold version 0 and a type")
+		return it.failNext(faultControlKey, start, 0, 0)
 	}
 
 	ts := it.baseTimestamp + tsDelta
 	if (tsDelta > 0 && ts < it.baseTimestamp) || (tsDelta < 0 && ts > it.baseTimestamp) {
-		return it.fail(start, format.ErrInvalid, "record %d: timestamp %d%+d overflows", it.read, it.baseTimestamp, tsDelta)
+		return it.failNext(faultTimestampOverflow, start, tsDelta, 0)
 	}
 	if it.logAppendTime {
 		ts = it.maxTimestamp
@@ -313,7 +465,7 @@ func (it *Iterator) Next(r *Record) bool {
 	it.pos = end
 	it.read++
 	if it.read == it.count && end != len(b) {
-		return it.fail(end, format.ErrInvalid, "incorrect declared batch size: %d bytes left after %d records", len(b)-end, it.count)
+		return it.failNext(faultLeftOver, end, int64(len(b)-end), 0)
 	}
 	return true
 }
