@@ -72,10 +72,15 @@ type Iterator struct {
 	maxTimestamp    int64
 	logAppendTime   bool
 	control         bool
-	count           int32
-	read            int32
-	prevDelta       int32
-	err             error
+	// general sends every record to next, Next's general path: in
+	// control batches, after an error, and when the base timestamp is
+	// within 8192 of int64's limits (Next's own timestamp deltas, of two
+	// varint bytes at most, cannot overflow from anywhere else).
+	general   bool
+	count     int32
+	read      int32
+	prevDelta int32
+	err       error
 }
 
 // Reset starts iterating over the records of b. A compressed payload is
@@ -99,8 +104,10 @@ func (it *Iterator) Reset(b *Batch) {
 	it.prevDelta = -1
 	it.pos = 0
 	it.err = nil
+	it.general = it.control || it.baseTimestamp > math.MaxInt64-8192 || it.baseTimestamp < math.MinInt64+8192
 	if len(b.Raw) < RecordBatchOverhead {
 		it.b, it.count, it.compressed = nil, 0, false
+		it.general = true
 		it.err = format.Corruptf("", 0, format.ErrMagic, "record: %d bytes is not a v2 batch (a legacy entry needs EntryIterator or LegacyIterator)", len(b.Raw))
 		return
 	}
@@ -123,6 +130,7 @@ func (it *Iterator) Reset(b *Batch) {
 	if err != nil {
 		it.b = nil
 		it.err = format.Corrupt("", RecordsOffset, err)
+		it.general = true
 		return
 	}
 	it.b = out
@@ -145,6 +153,7 @@ func (it *Iterator) fail(pos int, sentinel error, msg string, args ...any) bool 
 		off += int64(pos)
 	}
 	it.err = format.Corruptf("", off, sentinel, msg, args...)
+	it.general = true
 	return false
 }
 
@@ -222,13 +231,14 @@ func (it *Iterator) failNext(f nextFault, pos int, x, y int64) bool {
 //
 // Next itself reads only the common record: every varint of one or two
 // bytes, no headers, no control batch, and nothing wrong. Anything else it
-// leaves, untouched, to next, the decoder of every record, which starts the
-// same record again. Split so, Next calls nothing and keeps its values in
+// leaves to next, the decoder of every record, which starts the same record
+// again (the Iterator untouched; r's fields may have been written: they are
+// unspecified whenever Next returns false). Split so, Next calls nothing and keeps its values in
 // registers: next's slow paths (format.Varint, readBytes, headers, the
 // error reports) made the compiler keep them on the stack.
 func (it *Iterator) Next(r *Record) bool {
 	b, pos := it.b, it.pos
-	if it.err != nil || it.read >= it.count || it.control {
+	if it.general || it.read >= it.count {
 		return it.next(r)
 	}
 	u, n := uvarint2(b, pos, len(b))
@@ -240,12 +250,15 @@ func (it *Iterator) Next(r *Record) bool {
 	}
 	pos += n
 	body := b[pos : pos+length : pos+length]
-	attributes := body[0]
+	// Fields go to r as they are read, so that fewer values stay live:
+	// r's fields are unspecified until Next returns true.
+	r.Attributes = int8(body[0])
 	u, n = uvarint2(body, 1, len(body))
 	if n == 0 {
 		return it.next(r)
 	}
 	tsDelta := int64(u>>1) ^ -int64(u&1)
+	r.TimestampDelta = tsDelta
 	i := 1 + n
 	u, n = uvarint2(body, i, len(body))
 	offDelta := int32(u>>1) ^ -int32(u&1)
@@ -253,19 +266,20 @@ func (it *Iterator) Next(r *Record) bool {
 		return it.next(r)
 	}
 	i += n
-	var key, value []byte
 	if u, n = uvarint2(body, i, len(body)); n > 0 && u&1 == 0 && i+n+u>>1 <= len(body) {
 		e := i + n + u>>1
-		key, i = body[i+n:e:e], e
+		r.Key, i = body[i+n:e:e], e
 	} else if n == 1 && u == 1 {
+		r.Key = nil
 		i++
 	} else {
 		return it.next(r)
 	}
 	if u, n = uvarint2(body, i, len(body)); n > 0 && u&1 == 0 && i+n+u>>1 <= len(body) {
 		e := i + n + u>>1
-		value, i = body[i+n:e:e], e
+		r.Value, i = body[i+n:e:e], e
 	} else if n == 1 && u == 1 {
+		r.Value = nil
 		i++
 	} else {
 		return it.next(r)
@@ -274,24 +288,17 @@ func (it *Iterator) Next(r *Record) bool {
 	if i != len(body)-1 || body[i] != 0 {
 		return it.next(r)
 	}
-	ts := it.baseTimestamp + tsDelta
-	if (tsDelta > 0 && ts < it.baseTimestamp) || (tsDelta < 0 && ts > it.baseTimestamp) {
-		return it.next(r)
-	}
 	end := pos + length
 	if it.read+1 == it.count && end != len(b) {
 		return it.next(r)
 	}
-	if it.logAppendTime {
-		ts = it.maxTimestamp
-	}
-	r.Attributes = int8(attributes)
-	r.Key, r.Value = key, value
 	if len(r.Headers) != 0 {
 		r.Headers = r.Headers[:0]
 	}
-	r.Timestamp = ts
-	r.TimestampDelta = tsDelta
+	r.Timestamp = it.baseTimestamp + tsDelta
+	if it.logAppendTime {
+		r.Timestamp = it.maxTimestamp
+	}
 	r.OffsetDelta = offDelta
 	r.Offset = it.baseOffset + int64(offDelta)
 	it.prevDelta = offDelta
