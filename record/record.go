@@ -227,15 +227,17 @@ func (it *Iterator) failNext(f nextFault, pos int, x, y int64) bool {
 }
 
 // Next decodes the next record into r and reports whether there was one.
-// At the end it checks that no bytes are left over; see Err.
+// At the end it checks that no bytes are left over; see Err. After the
+// last record r is left as it was; when Next returns false for an error,
+// r's fields are unspecified.
 //
 // Next itself reads only the common record: every varint of one or two
 // bytes, no headers, no control batch, and nothing wrong. Anything else it
-// leaves to next, the decoder of every record, which starts the same record
-// again (the Iterator untouched; r's fields may have been written: they are
-// unspecified whenever Next returns false). Split so, Next calls nothing and keeps its values in
-// registers: next's slow paths (format.Varint, readBytes, headers, the
-// error reports) made the compiler keep them on the stack.
+// leaves to next, the decoder of every record, which starts the same
+// record again (the Iterator untouched, r perhaps partly written). Split
+// so, Next calls nothing and keeps its values in registers: next's slow
+// paths (format.Varint, readBytes, headers, the error reports) made the
+// compiler keep them on the stack.
 func (it *Iterator) Next(r *Record) bool {
 	b, pos := it.b, it.pos
 	if it.general || it.read >= it.count {
