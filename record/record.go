@@ -252,8 +252,8 @@ func (it *Iterator) Next(r *Record) bool {
 	}
 	pos += n
 	body := b[pos : pos+length : pos+length]
-	// Fields go to r as they are read, so that fewer values stay live:
-	// r's fields are unspecified until Next returns true.
+	// Fields go to r as they are read, so that fewer values stay live (a
+	// record left to next may find some of them written already).
 	r.Attributes = int8(body[0])
 	u, n = uvarint2(body, 1, len(body))
 	if n == 0 {
