@@ -4,7 +4,7 @@ package format
 
 import "hash/crc32"
 
-func cpuid1() (ecx uint32)
+func cpuid1() (eax, ecx uint32)
 
 // castagnoliAVX512 folds p into crc 256 bytes at a time with VPCLMULQDQ on
 // ZMM registers; see crc32c_amd64.s.
@@ -21,7 +21,6 @@ func castagnoliAVX512(crc uint32, p []byte) uint32
 func castagnoliHybrid(crc uint32, p []byte, m int, k *[3]uint64) uint32
 
 func cpuid0() (ebx, ecx, edx uint32)
-func cpuid1eax() (eax uint32)
 func cpuid7() (ebx, ecx uint32)
 func xgetbv0() (eax uint32)
 
@@ -29,7 +28,7 @@ func xgetbv0() (eax uint32)
 // VPCLMULQDQ (CPUID.7:ECX bit 10), and the OS saves the ZMM state (XCR0
 // bits 1, 2, 5, 6 and 7, after OSXSAVE: CPUID.1:ECX bit 27).
 var useAVX512 = func() bool {
-	if !useCLMUL || cpuid1()&(1<<27) == 0 || xgetbv0()&0xe6 != 0xe6 {
+	if _, ecx := cpuid1(); !useCLMUL || ecx&(1<<27) == 0 || xgetbv0()&0xe6 != 0xe6 {
 		return false
 	}
 	ebx, ecx := cpuid7()
@@ -39,7 +38,7 @@ var useAVX512 = func() bool {
 // useCLMUL reports whether the CPU has PCLMULQDQ (CPUID.1:ECX bit 1) and
 // SSE4.1 (bit 19, for PEXTRD), which the final reduction uses.
 var useCLMUL = func() bool {
-	ecx := cpuid1()
+	_, ecx := cpuid1()
 	return ecx&(1<<1) != 0 && ecx&(1<<19) != 0
 }()
 
@@ -103,7 +102,7 @@ var useHybrid = func() bool {
 	}
 	ebx, ecx, edx := cpuid0()
 	amd := ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163 // "AuthenticAMD"
-	eax := cpuid1eax()
+	eax, _ := cpuid1()
 	family := eax >> 8 & 0xf
 	if family == 0xf {
 		family += eax >> 20 & 0xff

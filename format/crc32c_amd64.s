@@ -51,6 +51,34 @@ DATA klanes<>+48(SB)/8, $0
 DATA klanes<>+56(SB)/8, $0
 GLOBL klanes<>(SB), RODATA, $64
 
+// LOAD256 loads the first 256 bytes at SI into the accumulators Z1-Z4,
+// the CRC register in AX added to the first, and moves SI past them.
+#define LOAD256 \
+	VMOVDQU64 (SI), Z1; \
+	VMOVDQU64 64(SI), Z2; \
+	VMOVDQU64 128(SI), Z3; \
+	VMOVDQU64 192(SI), Z4; \
+	VMOVD  AX, X0; \
+	VPXORQ Z0, Z1, Z1; \
+	ADDQ   $256, SI
+
+// FOLD256 folds each accumulator Z1-Z4 by 2048 bits (the k2048 constants
+// in Z0) and adds the next 256 bytes at SI, then moves SI past them.
+#define FOLD256 \
+	VPCLMULQDQ $0x00, Z0, Z1, Z5; \
+	VPCLMULQDQ $0x11, Z0, Z1, Z1; \
+	VPCLMULQDQ $0x00, Z0, Z2, Z6; \
+	VPCLMULQDQ $0x11, Z0, Z2, Z2; \
+	VPCLMULQDQ $0x00, Z0, Z3, Z7; \
+	VPCLMULQDQ $0x11, Z0, Z3, Z3; \
+	VPCLMULQDQ $0x00, Z0, Z4, Z8; \
+	VPCLMULQDQ $0x11, Z0, Z4, Z4; \
+	VPTERNLOGD $0x96, (SI), Z5, Z1; \
+	VPTERNLOGD $0x96, 64(SI), Z6, Z2; \
+	VPTERNLOGD $0x96, 128(SI), Z7, Z3; \
+	VPTERNLOGD $0x96, 192(SI), Z8, Z4; \
+	ADDQ   $256, SI
+
 // FOLD4Z folds Z1..Z4 into Z1, each by 512 bits into the next, with the
 // k2k1 constants in Z0.
 #define FOLD4Z \
@@ -104,6 +132,43 @@ GLOBL klanes<>(SB), RODATA, $64
 	PXOR   X2, X1; \
 	PEXTRD $1, X1, AX
 
+// TAIL folds what CX counts of SI (a multiple of 16 bytes, any number)
+// into the four ZMM accumulators Z1-Z4 and reduces them to the CRC
+// register in AX: the four into one by 512 bits each, 64 bytes at a time
+// into that one, its lanes into one XMM, 16 bytes at a time into that,
+// then REDUCE.
+#define TAIL \
+	VBROADCASTI32X4 k2k1<>+0(SB), Z0; \
+	FOLD4Z; \
+	CMPQ   CX, $64; \
+	JB     lanes; \
+loop64z: \
+	VPCLMULQDQ $0x00, Z0, Z1, Z5; \
+	VPCLMULQDQ $0x11, Z0, Z1, Z1; \
+	VPTERNLOGD $0x96, (SI), Z5, Z1; \
+	ADDQ   $64, SI; \
+	SUBQ   $64, CX; \
+	CMPQ   CX, $64; \
+	JGE    loop64z; \
+lanes: \
+	LANES; \
+	MOVOU  k4k3<>+0(SB), X0; \
+	CMPQ   CX, $16; \
+	JB     reducez; \
+loop16z: \
+	MOVOU  (SI), X10; \
+	MOVOA  X1, X5; \
+	PCLMULQDQ $0x00, X0, X1; \
+	PCLMULQDQ $0x11, X0, X5; \
+	PXOR   X5, X1; \
+	PXOR   X10, X1; \
+	ADDQ   $16, SI; \
+	SUBQ   $16, CX; \
+	CMPQ   CX, $16; \
+	JGE    loop16z; \
+reducez: \
+	REDUCE
+
 // func castagnoliAVX512(crc uint32, p []byte) uint32
 // len(p) must be at least 256 and a multiple of 16. crc is the raw
 // register (not inverted).
@@ -112,13 +177,7 @@ TEXT ·castagnoliAVX512(SB), NOSPLIT, $0
 	MOVQ   p_base+8(FP), SI
 	MOVQ   p_len+16(FP), CX
 
-	VMOVDQU64 (SI), Z1
-	VMOVDQU64 64(SI), Z2
-	VMOVDQU64 128(SI), Z3
-	VMOVDQU64 192(SI), Z4
-	VMOVD  AX, X0
-	VPXORQ Z0, Z1, Z1
-	ADDQ   $256, SI
+	LOAD256
 	SUBQ   $256, CX
 	CMPQ   CX, $256
 	JB     fold4z
@@ -126,62 +185,13 @@ TEXT ·castagnoliAVX512(SB), NOSPLIT, $0
 	VBROADCASTI32X4 k2048<>+0(SB), Z0
 
 loop256:
-	VPCLMULQDQ $0x00, Z0, Z1, Z5
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPCLMULQDQ $0x00, Z0, Z2, Z6
-	VPCLMULQDQ $0x11, Z0, Z2, Z2
-	VPCLMULQDQ $0x00, Z0, Z3, Z7
-	VPCLMULQDQ $0x11, Z0, Z3, Z3
-	VPCLMULQDQ $0x00, Z0, Z4, Z8
-	VPCLMULQDQ $0x11, Z0, Z4, Z4
-	VPTERNLOGD $0x96, (SI), Z5, Z1
-	VPTERNLOGD $0x96, 64(SI), Z6, Z2
-	VPTERNLOGD $0x96, 128(SI), Z7, Z3
-	VPTERNLOGD $0x96, 192(SI), Z8, Z4
-	ADDQ   $256, SI
+	FOLD256
 	SUBQ   $256, CX
 	CMPQ   CX, $256
 	JGE    loop256
 
 fold4z:
-	// Four ZMMs into one: each folds by 512 bits into the next.
-	VBROADCASTI32X4 k2k1<>+0(SB), Z0
-	FOLD4Z
-
-	CMPQ   CX, $64
-	JB     lanes
-
-loop64z:
-	VPCLMULQDQ $0x00, Z0, Z1, Z5
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, (SI), Z5, Z1
-	ADDQ   $64, SI
-	SUBQ   $64, CX
-	CMPQ   CX, $64
-	JGE    loop64z
-
-lanes:
-	// The four lanes of Z1 into one XMM: lane i folds by (3-i)*128 bits.
-	LANES
-
-	MOVOU  k4k3<>+0(SB), X0
-	CMPQ   CX, $16
-	JB     reducez
-
-loop16z:
-	MOVOU  (SI), X10
-	MOVOA  X1, X5
-	PCLMULQDQ $0x00, X0, X1
-	PCLMULQDQ $0x11, X0, X5
-	PXOR   X5, X1
-	PXOR   X10, X1
-	ADDQ   $16, SI
-	SUBQ   $16, CX
-	CMPQ   CX, $16
-	JGE    loop16z
-
-reducez:
-	REDUCE
+	TAIL
 	MOVL   AX, ret+32(FP)
 	RET
 
@@ -203,9 +213,9 @@ reducez:
 // All but the last 72*m bytes are folded with VPCLMULQDQ as in
 // castagnoliAVX512, and in the loop over their first 256*m the CRC32
 // instruction checksums the last 72*m bytes as three streams of 24*m bytes,
-// each from zero: on Zen 4, where a ZMM carry-less
-// multiply issues every other cycle, the scalar unit would otherwise idle
-// through the fold. (Nine CRC32s to an iteration ran fastest there: 69
+// each from zero: on Zen 4, where a ZMM carry-less multiply issues every
+// other cycle, the scalar unit would otherwise idle through the fold.
+// (Nine CRC32s to an iteration ran fastest there: 69
 // GB/s on 15 KiB against 55 folding alone; six gave 64, twelve 58 and
 // eighteen, in six streams, 66.) The four results are joined by shifting
 // each by the bytes after it: shift(c, L) = c*x^(8L) mod P =
@@ -235,74 +245,24 @@ TEXT ·castagnoliHybrid(SB), NOSPLIT, $0
 	XORL   R9, R9
 	XORL   R10, R10
 
-	VMOVDQU64 (SI), Z1
-	VMOVDQU64 64(SI), Z2
-	VMOVDQU64 128(SI), Z3
-	VMOVDQU64 192(SI), Z4
-	VMOVD  AX, X0
-	VPXORQ Z0, Z1, Z1
-	ADDQ   $256, SI
+	LOAD256
 	VBROADCASTI32X4 k2048<>+0(SB), Z0
 	DECQ   CX
 	JZ     last
 
 loop:
-	VPCLMULQDQ $0x00, Z0, Z1, Z5
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPCLMULQDQ $0x00, Z0, Z2, Z6
-	VPCLMULQDQ $0x11, Z0, Z2, Z2
-	VPCLMULQDQ $0x00, Z0, Z3, Z7
-	VPCLMULQDQ $0x11, Z0, Z3, Z3
-	VPCLMULQDQ $0x00, Z0, Z4, Z8
-	VPCLMULQDQ $0x11, Z0, Z4, Z4
 	SCALAR3
-	VPTERNLOGD $0x96, (SI), Z5, Z1
-	VPTERNLOGD $0x96, 64(SI), Z6, Z2
-	VPTERNLOGD $0x96, 128(SI), Z7, Z3
-	VPTERNLOGD $0x96, 192(SI), Z8, Z4
-	ADDQ   $256, SI
+	FOLD256
 	ADDQ   $24, DI
 	DECQ   CX
 	JNZ    loop
 
 last:
 	SCALAR3
-	VBROADCASTI32X4 k2k1<>+0(SB), Z0
-	FOLD4Z
-	CMPQ   R11, $64
-	JB     hlanes
+	MOVQ   R11, CX
+	TAIL
 
-hloop64:
-	VPCLMULQDQ $0x00, Z0, Z1, Z5
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, (SI), Z5, Z1
-	ADDQ   $64, SI
-	SUBQ   $64, R11
-	CMPQ   R11, $64
-	JGE    hloop64
-
-hlanes:
-	LANES
-	MOVOU  k4k3<>+0(SB), X0
-	CMPQ   R11, $16
-	JB     hreduce
-
-hloop16:
-	MOVOU  (SI), X10
-	MOVOA  X1, X5
-	PCLMULQDQ $0x00, X0, X1
-	PCLMULQDQ $0x11, X0, X5
-	PXOR   X5, X1
-	PXOR   X10, X1
-	ADDQ   $16, SI
-	SUBQ   $16, R11
-	CMPQ   R11, $16
-	JGE    hloop16
-
-hreduce:
-	REDUCE
-
-	// Join: shift(AX, 96m) + shift(R8, 64m) + shift(R9, 32m) + R10.
+	// Join: shift(AX, 72m) + shift(R8, 48m) + shift(R9, 24m) + R10.
 	MOVQ   AX, X1
 	MOVQ   R8, X2
 	MOVQ   R9, X3
@@ -337,12 +297,13 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-4
 	MOVL   AX, eax+0(FP)
 	RET
 
-// func cpuid1() (ecx uint32)
-TEXT ·cpuid1(SB), NOSPLIT, $0-4
+// func cpuid1() (eax, ecx uint32)
+TEXT ·cpuid1(SB), NOSPLIT, $0-8
 	MOVL   $1, AX
 	XORL   CX, CX
 	CPUID
-	MOVL   CX, ecx+0(FP)
+	MOVL   AX, eax+0(FP)
+	MOVL   CX, ecx+4(FP)
 	RET
 
 // func cpuid0() (ebx, ecx, edx uint32)
@@ -353,12 +314,4 @@ TEXT ·cpuid0(SB), NOSPLIT, $0-12
 	MOVL   BX, ebx+0(FP)
 	MOVL   CX, ecx+4(FP)
 	MOVL   DX, edx+8(FP)
-	RET
-
-// func cpuid1eax() (eax uint32)
-TEXT ·cpuid1eax(SB), NOSPLIT, $0-4
-	MOVL   $1, AX
-	XORL   CX, CX
-	CPUID
-	MOVL   AX, eax+0(FP)
 	RET
