@@ -2,7 +2,10 @@
 
 package format
 
-import "hash/crc32"
+import (
+	"hash/crc32"
+	"sync"
+)
 
 func cpuid1() (eax, ecx uint32)
 
@@ -15,7 +18,7 @@ func castagnoliAVX512(crc uint32, p []byte) uint32
 // castagnoliHybrid folds all but the last 72*m bytes of p like
 // castagnoliAVX512 and, in the loop over its first 256*m, runs the CRC32
 // instruction over those last 72*m as three streams; k holds the shifts
-// that join them (hybridShifts[m]). See crc32c_amd64.s.
+// that join them (row m of hybridShifts). See crc32c_amd64.s.
 //
 //go:noescape
 func castagnoliHybrid(crc uint32, p []byte, m int, k *[3]uint64) uint32
@@ -51,9 +54,10 @@ func updateCastagnoli(crc uint32, p []byte) uint32 {
 		return crc32.Update(crc, castagnoli, p)
 	}
 	if useHybrid && len(p) >= hybridMin*hybridBlock {
+		shifts := hybridShifts()
 		for len(p) >= 2*hybridMaxM*hybridBlock {
 			n := hybridMaxM * hybridBlock
-			crc = ^castagnoliHybrid(^crc, p[:n], hybridMaxM, &hybridShifts[hybridMaxM])
+			crc = ^castagnoliHybrid(^crc, p[:n], hybridMaxM, &shifts[hybridMaxM])
 			p = p[n:]
 		}
 		// The last call, of hybridMin to 2*hybridMaxM-1 iterations, also
@@ -61,7 +65,7 @@ func updateCastagnoli(crc uint32, p []byte) uint32 {
 		// than 16 bytes to hash/crc32.
 		m := len(p) / hybridBlock
 		n := m*hybridBlock + (len(p)-m*hybridBlock)&^15
-		crc = ^castagnoliHybrid(^crc, p[:n], m, &hybridShifts[m])
+		crc = ^castagnoliHybrid(^crc, p[:n], m, &shifts[m])
 		return updateTail(crc, p[n:])
 	}
 	n := len(p) &^ 15
@@ -110,15 +114,11 @@ var useHybrid = func() bool {
 	return amd && family == 0x19
 }()
 
-// hybridShifts[m] holds x^(8L-33) mod P, bit-reflected, for L = 72m, 48m
-// and 24m bytes: the multipliers that shift a CRC register past L bytes
-// (see castagnoliHybrid). Computed only where the hybrid runs.
-var hybridShifts = func() *[2 * hybridMaxM][3]uint64 {
-	if !useHybrid {
-		return nil
-	}
-	return computeHybridShifts()
-}()
+// hybridShifts returns the table whose row m holds x^(8L-33) mod P,
+// bit-reflected, for L = 72m, 48m and 24m bytes: the multipliers that shift
+// a CRC register past L bytes (see castagnoliHybrid). It is computed on
+// first use (27 us), not when the package starts: only Zen 4 needs it.
+var hybridShifts = sync.OnceValue(computeHybridShifts)
 
 func computeHybridShifts() (k *[2 * hybridMaxM][3]uint64) {
 	k = new([2 * hybridMaxM][3]uint64)

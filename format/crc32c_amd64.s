@@ -10,8 +10,9 @@
 // IEEE routine (hash/crc32, crc32_amd64.s, BSD licence) with Castagnoli
 // constants. format/crc_amd64_test.go checks every result against
 // hash/crc32. (A 128-bit PCLMULQDQ version was no faster than hash/crc32's
-// SSE4.2 loop on the machines measured, so there is none.) Constants, for P = 0x1EDC6F41 (gen_crc_test.go
-// derives them):
+// SSE4.2 loop on the machines measured, so there is none.) Constants, for
+// P = 0x1EDC6F41 (TestFoldConstants derives them and checks each DATA
+// line):
 //
 //	k1 = (x^(4*128+32) mod P)' << 1    k2 = (x^(4*128-32) mod P)' << 1
 //	k3 = (x^(128+32) mod P)' << 1      k4 = (x^(128-32) mod P)' << 1

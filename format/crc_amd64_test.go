@@ -5,6 +5,9 @@ package format
 import (
 	"hash/crc32"
 	"math/rand/v2"
+	"os"
+	"regexp"
+	"strconv"
 	"testing"
 )
 
@@ -97,10 +100,7 @@ func TestHybridMatchesStdlib(t *testing.T) {
 		t.Skip("no AVX-512 VPCLMULQDQ on this CPU")
 	}
 	t.Logf("hybrid chosen on this CPU: %v", useHybrid)
-	shifts := hybridShifts
-	if shifts == nil {
-		shifts = computeHybridShifts()
-	}
+	shifts := hybridShifts()
 	// x^n by repeated multiplication by x, reflected.
 	slow := func(n int) uint32 {
 		r := uint32(1) << 31
@@ -142,5 +142,57 @@ func TestHybridMatchesStdlib(t *testing.T) {
 		if got, want := UpdateCRC32C(7, long[:n]), crc32.Update(7, castagnoli, long[:n]); got != want {
 			t.Fatalf("UpdateCRC32C(%d bytes) = %#x, want %#x", n, got, want)
 		}
+	}
+}
+
+// TestFoldConstants derives the folding constants of crc32c_amd64.s, as
+// its header gives them, (x^n mod P)' << 1, and checks each DATA line
+// against them (mu, the Barrett quotient, is left to the CRC tests).
+func TestFoldConstants(t *testing.T) {
+	src, err := os.ReadFile("crc32c_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The exponent n of each constant, by symbol and offset; -1: zero.
+	want := map[string]int{
+		"k2k1+0": 4*128 + 32, "k2k1+8": 4*128 - 32,
+		"k4k3+0": 128 + 32, "k4k3+8": 128 - 32,
+		"k5+0":    64,
+		"k2048+0": 2048 + 32, "k2048+8": 2048 - 32,
+		"klanes+0": 3*128 + 32, "klanes+8": 3*128 - 32,
+		"klanes+16": 2*128 + 32, "klanes+24": 2*128 - 32,
+		"klanes+32": 128 + 32, "klanes+40": 128 - 32,
+		"klanes+48": -1, "klanes+56": -1,
+	}
+	re := regexp.MustCompile(`(?m)^DATA (\w+)<>\+(\d+)\(SB\)/8, \$(0x[0-9a-f]+|0)$`)
+	seen := 0
+	for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+		key := m[1] + "+" + m[2]
+		got, err := strconv.ParseUint(m[3], 0, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m[1] == "pmu" {
+			if m[2] == "0" && got != uint64(0x82f63b78)<<1|1 {
+				t.Errorf("pmu+0 = %#x, want P reflected, %#x", got, uint64(0x82f63b78)<<1|1)
+			}
+			continue
+		}
+		n, ok := want[key]
+		if !ok {
+			t.Errorf("DATA %s: no derivation in this test", key)
+			continue
+		}
+		seen++
+		w := uint64(0)
+		if n >= 0 {
+			w = uint64(xPowMod(n)) << 1
+		}
+		if got != w {
+			t.Errorf("%s = %#x, want (x^%d mod P)' << 1 = %#x", key, got, n, w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("checked %d constants of %d", seen, len(want))
 	}
 }
