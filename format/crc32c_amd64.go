@@ -18,10 +18,22 @@ func castagnoliAVX512(crc uint32, p []byte) uint32
 // castagnoliHybrid folds all but the last 72*m bytes of p like
 // castagnoliAVX512 and, in the loop over its first 256*m, runs the CRC32
 // instruction over those last 72*m as three streams; k holds the shifts
-// that join them (row m of hybridShifts). See crc32c_amd64.s.
+// that join them (row m of hybridZMM's shifts). See crc32c_amd64.s.
 //
 //go:noescape
 func castagnoliHybrid(crc uint32, p []byte, m int, k *[3]uint64) uint32
+
+// castagnoliAVX2 is castagnoliAVX512 on eight YMM registers, for CPUs with
+// VPCLMULQDQ but not AVX-512; see crc32c_amd64.s.
+//
+//go:noescape
+func castagnoliAVX2(crc uint32, p []byte) uint32
+
+// castagnoliHybridAVX2 is castagnoliHybrid on YMM registers, with streams
+// of 64 bytes an iteration (row m of hybridYMM's shifts).
+//
+//go:noescape
+func castagnoliHybridAVX2(crc uint32, p []byte, m int, k *[3]uint64) uint32
 
 func cpuid0() (ebx, ecx, edx uint32)
 func cpuid7() (ebx, ecx uint32)
@@ -38,6 +50,17 @@ var useAVX512 = func() bool {
 	return ebx&(1<<16) != 0 && ecx&(1<<10) != 0
 }()
 
+// useAVX2 reports whether the CPU has AVX2 (CPUID.7:EBX bit 5) and
+// VPCLMULQDQ (CPUID.7:ECX bit 10), and the OS saves the YMM state (XCR0
+// bits 1 and 2, after OSXSAVE).
+var useAVX2 = func() bool {
+	if _, ecx := cpuid1(); !useCLMUL || ecx&(1<<27) == 0 || xgetbv0()&0x6 != 0x6 {
+		return false
+	}
+	ebx, ecx := cpuid7()
+	return ebx&(1<<5) != 0 && ecx&(1<<10) != 0
+}()
+
 // useCLMUL reports whether the CPU has PCLMULQDQ (CPUID.1:ECX bit 1) and
 // SSE4.1 (bit 19, for PEXTRD), which the final reduction uses.
 var useCLMUL = func() bool {
@@ -45,31 +68,39 @@ var useCLMUL = func() bool {
 	return ecx&(1<<1) != 0 && ecx&(1<<19) != 0
 }()
 
-// avx512Threshold is the length from which folding beats hash/crc32's
-// SSE4.2 three-way loop (at 256 bytes: 6 ns against 9 ns).
-const avx512Threshold = 256
+// foldThreshold is the length from which folding beats hash/crc32's
+// SSE4.2 three-way loop (at 256 bytes: 6 ns against 9 ns with AVX-512 on
+// Zen 4; 16 against 33 with AVX2 on Zen 3).
+const foldThreshold = 256
 
 func updateCastagnoli(crc uint32, p []byte) uint32 {
-	if !useAVX512 || len(p) < avx512Threshold {
+	if !useAVX2 || len(p) < foldThreshold {
 		return crc32.Update(crc, castagnoli, p)
 	}
-	if useHybrid && len(p) >= hybridMin*hybridBlock {
-		shifts := hybridShifts()
-		for len(p) >= 2*hybridMaxM*hybridBlock {
-			n := hybridMaxM * hybridBlock
-			crc = ^castagnoliHybrid(^crc, p[:n], hybridMaxM, &shifts[hybridMaxM])
-			p = p[n:]
+	if h := hybrid; h != nil && len(p) >= h.min*h.block {
+		shifts := h.shifts()
+		for {
+			m := len(p) / h.block
+			if m > hybridMaxM {
+				n := hybridMaxM * h.block
+				crc = ^h.fn(^crc, p[:n], hybridMaxM, &shifts[hybridMaxM])
+				p = p[n:]
+				continue
+			}
+			// The last call, of 1 to hybridMaxM iterations, also folds
+			// the 16-byte blocks past them, leaving fewer than 16 bytes
+			// to hash/crc32.
+			n := m*h.block + (len(p)-m*h.block)&^15
+			crc = ^h.fn(^crc, p[:n], m, &shifts[m])
+			return updateTail(crc, p[n:])
 		}
-		// The last call, of hybridMin to 2*hybridMaxM-1 iterations, also
-		// folds the 16-byte blocks past them (at most 20), leaving fewer
-		// than 16 bytes to hash/crc32.
-		m := len(p) / hybridBlock
-		n := m*hybridBlock + (len(p)-m*hybridBlock)&^15
-		crc = ^castagnoliHybrid(^crc, p[:n], m, &shifts[m])
-		return updateTail(crc, p[n:])
 	}
 	n := len(p) &^ 15
-	crc = ^castagnoliAVX512(^crc, p[:n])
+	if useAVX512 {
+		crc = ^castagnoliAVX512(^crc, p[:n])
+	} else {
+		crc = ^castagnoliAVX2(^crc, p[:n])
+	}
 	return updateTail(crc, p[n:])
 }
 
@@ -83,27 +114,47 @@ func updateTail(crc uint32, p []byte) uint32 {
 	return crc32.Update(crc, castagnoli, p)
 }
 
-// The hybrid loop: each iteration folds 256 bytes with VPCLMULQDQ and
-// checksums 3 x 24 with CRC32. On Zen 4 a ZMM carry-less multiply issues
-// every other cycle, so an iteration's eight take about 15 cycles, in which
-// the CRC32 unit has room for nine more instructions. Measured there (go
-// test -bench 'CRC32C$' -count 5 ./format/, one session): 16 KiB in
-// 288-297 ns folding alone, 249-256 hybrid; 110 KiB in 1.96-1.99 us and
-// 1.56-1.71 us. Elsewhere only folding was measured (Intel's AVX-512 cores
-// multiply at full rate, so the nine would lengthen the iteration), so the
-// hybrid is used on Zen 4 only.
-const (
-	hybridBlock = 328 // bytes per iteration: 256 folded, 3 x 24 by CRC32
-	hybridMaxM  = 128 // iterations per call (41 KiB) while 82 KiB remain
-	hybridMin   = 4   // fewer iterations do not pay for the join
+// The hybrid loops: each iteration folds 256 bytes with VPCLMULQDQ and
+// checksums three streams with CRC32. On AMD's Zen 3 (YMM) and Zen 4 (ZMM)
+// a carry-less multiply of the full register issues every other cycle, so
+// the CRC32 unit has room beside it. Measured (go test -bench 'CRC32C$'
+// -count 5 ./format/, one session each), 16 KiB:
+//
+//   - Zen 4: 288-297 ns folding alone, 249-256 hybrid (3 x 24 bytes an
+//     iteration; 3 x 16 gave 64 GB/s against 69, 3 x 32 gave 58); 110 KiB
+//     in 1.96-1.99 us and 1.56-1.71 us.
+//   - Zen 3: 705-760 ns folding alone, 455-500 hybrid (3 x 64 bytes; 3 x 48
+//     and 3 x 80 were slower), hash/crc32 790-880.
+//
+// Elsewhere only folding was measured (Intel's cores multiply at full
+// rate, so the CRC32s would lengthen the iteration), so the hybrids are
+// used on AMD family 19h only.
+
+// hybridMaxM is the most iterations of one call. The calls of a long
+// input take this many (the last fewer): on Zen 3, 110 KiB in one call of
+// 251 ran at 4.9-5.5 us, in calls of 128 at 2.4-2.9 (the three streams
+// and the fold further apart than L1 holds).
+const hybridMaxM = 128
+
+// A hybridLoop is one of the hybrid routines and its geometry.
+type hybridLoop struct {
+	fn     func(crc uint32, p []byte, m int, k *[3]uint64) uint32
+	stream int // bytes of each of the three CRC32 streams an iteration
+	block  int // bytes an iteration: 256 folded and 3*stream
+	min    int // fewest iterations that pay for the join
+	shifts func() *shiftTable
+}
+
+var (
+	hybridZMM = &hybridLoop{fn: castagnoliHybrid, stream: 24, block: 256 + 3*24, min: 4,
+		shifts: sync.OnceValue(func() *shiftTable { return computeHybridShifts(24) })}
+	hybridYMM = &hybridLoop{fn: castagnoliHybridAVX2, stream: 64, block: 256 + 3*64, min: 2,
+		shifts: sync.OnceValue(func() *shiftTable { return computeHybridShifts(64) })}
 )
 
-// useHybrid reports whether this is an AMD family 19h CPU with AVX-512 (Zen
-// 4: Zen 3, also family 19h, has no AVX-512).
-var useHybrid = func() bool {
-	if !useAVX512 {
-		return false
-	}
+// hybrid is the hybrid loop this CPU runs, or nil: the ZMM one on Zen 4
+// and the YMM one on Zen 3, AMD family 19h with and without AVX-512.
+var hybrid = func() *hybridLoop {
 	ebx, ecx, edx := cpuid0()
 	amd := ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163 // "AuthenticAMD"
 	eax, _ := cpuid1()
@@ -111,24 +162,34 @@ var useHybrid = func() bool {
 	if family == 0xf {
 		family += eax >> 20 & 0xff
 	}
-	return amd && family == 0x19
+	switch {
+	case !amd || family != 0x19:
+		return nil
+	case useAVX512:
+		return hybridZMM
+	case useAVX2:
+		return hybridYMM
+	}
+	return nil
 }()
 
-// hybridShifts returns the table whose row m holds x^(8L-33) mod P,
-// bit-reflected, for L = 72m, 48m and 24m bytes: the multipliers that shift
-// a CRC register past L bytes (see castagnoliHybrid). It is computed on
-// first use (27 us), not when the package starts: only Zen 4 needs it.
-var hybridShifts = sync.OnceValue(computeHybridShifts)
+// A shiftTable holds a hybrid loop's multipliers by iteration count.
+type shiftTable [hybridMaxM + 1][3]uint64
 
-func computeHybridShifts() (k *[2 * hybridMaxM][3]uint64) {
-	k = new([2 * hybridMaxM][3]uint64)
-	// x^(8L-33) for L = 24j: start at j = 1 (x^159) and step by x^192.
-	step := xPowMod(8 * 24)
-	s := xPowMod(8*24 - 33)
-	var byM [3 * 2 * hybridMaxM]uint32 // byM[j] = x^(192j-33) mod P
+// computeHybridShifts returns the table whose row m holds x^(8L-33) mod P,
+// bit-reflected, for L = 3sm, 2sm and sm bytes, s the stream's bytes an
+// iteration: the multipliers that shift a CRC register past L bytes (see
+// castagnoliHybrid). Each table is computed on first use (27 us), not when
+// the package starts.
+func computeHybridShifts(s int) (k *shiftTable) {
+	k = new(shiftTable)
+	// x^(8L-33) for L = s*j: start at j = 1 and step by x^(8s).
+	step := xPowMod(8 * s)
+	x := xPowMod(8*s - 33)
+	var byM [3*hybridMaxM + 1]uint32 // byM[j] = x^(8sj-33) mod P
 	for j := 1; j < len(byM); j++ {
-		byM[j] = s
-		s = mulMod(s, step)
+		byM[j] = x
+		x = mulMod(x, step)
 	}
 	for m := 1; m < len(k); m++ {
 		k[m] = [3]uint64{uint64(byM[3*m]), uint64(byM[2*m]), uint64(byM[m])}

@@ -15,10 +15,10 @@ import (
 // every length up to 4 KiB and a sample beyond, at random alignments and
 // initial values.
 func TestCLMULMatchesStdlib(t *testing.T) {
-	if !useAVX512 {
+	if !useAVX512 && !useAVX2 {
 		t.Skip("no AVX-512 VPCLMULQDQ on this CPU: CRC32C is hash/crc32's")
 	}
-	t.Logf("PCLMULQDQ: %v, AVX-512 VPCLMULQDQ: %v", useCLMUL, useAVX512)
+	t.Logf("PCLMULQDQ: %v, AVX2 VPCLMULQDQ: %v, AVX-512 VPCLMULQDQ: %v", useCLMUL, useAVX2, useAVX512)
 	rng := rand.New(rand.NewPCG(1, 2))
 	buf := make([]byte, 70000)
 	for i := range buf {
@@ -29,6 +29,12 @@ func TestCLMULMatchesStdlib(t *testing.T) {
 		want := crc32.Update(init, castagnoli, p)
 		if got := UpdateCRC32C(init, p); got != want {
 			t.Fatalf("UpdateCRC32C(%#x, len %d at %d) = %#x, want %#x", init, n, off, got, want)
+		}
+		if n >= 256 && useAVX2 {
+			m := n &^ 15
+			if got, want := ^castagnoliAVX2(^init, p[:m]), crc32.Update(init, castagnoli, p[:m]); got != want {
+				t.Fatalf("castagnoliAVX2(len %d) = %#x, want %#x", m, got, want)
+			}
 		}
 		if n >= 256 && useAVX512 {
 			m := n &^ 15
@@ -53,7 +59,7 @@ func TestCLMULMatchesStdlib(t *testing.T) {
 }
 
 func BenchmarkCRC32C(b *testing.B) {
-	for _, n := range []int{64, 256, 512, 1024, 16 * 1024, 110 * 1024} {
+	for _, n := range []int{64, 256, 512, 1024, 2048, 16 * 1024, 110 * 1024} {
 		p := make([]byte, n)
 		b.Run("segkit/"+itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
@@ -62,13 +68,17 @@ func BenchmarkCRC32C(b *testing.B) {
 				sinkCRC += CRC32C(p)
 			}
 		})
-		if useAVX512 && n >= 256 {
-			// Folding alone, as the CPUs without the hybrid run it.
+		if useAVX2 && n >= 256 {
+			// Folding alone, as the CPUs without a hybrid run it.
+			fold := castagnoliAVX2
+			if useAVX512 {
+				fold = castagnoliAVX512
+			}
 			b.Run("fold/"+itoa(n), func(b *testing.B) {
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
 				for b.Loop() {
-					sinkCRC += castagnoliAVX512(0, p[:n&^15])
+					sinkCRC += fold(0, p[:n&^15])
 				}
 			})
 		}
@@ -91,16 +101,33 @@ func itoa(n int) string {
 	return itoa(n/10) + string(rune('0'+n%10))
 }
 
-// TestHybridMatchesStdlib checks castagnoliHybrid directly for every
-// iteration count it is called with, whether or not this CPU is one it is
-// chosen on (it needs only AVX-512 VPCLMULQDQ and SSE4.2), and its shift
-// table against x^n mod P computed one multiplication by x at a time.
+// TestHybridMatchesStdlib checks each hybrid routine this CPU can run
+// (the ZMM one needs AVX-512 VPCLMULQDQ, the YMM one AVX2 VPCLMULQDQ, both
+// SSE4.2) directly for every iteration count it is called with, whether or
+// not it is the one chosen here, and its shift table against x^n mod P
+// computed one multiplication by x at a time.
 func TestHybridMatchesStdlib(t *testing.T) {
-	if !useAVX512 {
-		t.Skip("no AVX-512 VPCLMULQDQ on this CPU")
+	t.Logf("hybrid chosen on this CPU: ZMM %v, YMM %v", hybrid == hybridZMM, hybrid == hybridYMM)
+	ran := 0
+	for _, tc := range []struct {
+		name string
+		h    *hybridLoop
+		can  bool
+	}{{"ZMM", hybridZMM, useAVX512}, {"YMM", hybridYMM, useAVX2}} {
+		if !tc.can {
+			t.Logf("%s: not on this CPU", tc.name)
+			continue
+		}
+		ran++
+		t.Run(tc.name, func(t *testing.T) { testHybrid(t, tc.h) })
 	}
-	t.Logf("hybrid chosen on this CPU: %v", useHybrid)
-	shifts := hybridShifts()
+	if ran == 0 {
+		t.Skip("no VPCLMULQDQ on this CPU")
+	}
+}
+
+func testHybrid(t *testing.T, h *hybridLoop) {
+	shifts := h.shifts()
 	// x^n by repeated multiplication by x, reflected.
 	slow := func(n int) uint32 {
 		r := uint32(1) << 31
@@ -109,36 +136,39 @@ func TestHybridMatchesStdlib(t *testing.T) {
 		}
 		return r
 	}
-	for _, m := range []int{1, 2, 3, 46, hybridMaxM, 2*hybridMaxM - 1} {
-		for i, l := range []int{72 * m, 48 * m, 24 * m} {
+	for _, m := range []int{1, 2, 3, 46, hybridMaxM - 1, hybridMaxM} {
+		for i, l := range []int{3 * h.stream * m, 2 * h.stream * m, h.stream * m} {
 			if got, want := shifts[m][i], uint64(slow(8*l-33)); got != want {
-				t.Fatalf("hybridShifts[%d][%d] = %#x, want x^%d mod P = %#x", m, i, got, want, 8*l-33)
+				t.Fatalf("shifts[%d][%d] = %#x, want x^%d mod P = %#x", m, i, got, want, 8*l-33)
 			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	buf := make([]byte, 2*hybridMaxM*hybridBlock+64)
+	buf := make([]byte, (hybridMaxM+1)*h.block+64)
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
-	// Every iteration count, with 0 to 20 16-byte blocks folded after the
-	// iterations (the caller leaves up to 327 bytes).
-	for m := 1; m < 2*hybridMaxM; m++ {
-		for _, extra := range []int{0, 16 * rng.IntN(21)} {
+	// Every iteration count, with up to block-1 bytes folded after the
+	// iterations, in 16-byte blocks (as the caller leaves them).
+	for m := 1; m <= hybridMaxM; m++ {
+		for _, extra := range []int{0, 16 * rng.IntN(h.block/16+1)} {
 			off := rng.IntN(64)
-			p := buf[off : off+m*hybridBlock+extra]
+			p := buf[off : off+m*h.block+extra]
 			init := rng.Uint32()
-			if got, want := ^castagnoliHybrid(^init, p, m, &shifts[m]), crc32.Update(init, castagnoli, p); got != want {
-				t.Fatalf("castagnoliHybrid(m %d, %d more, at %d) = %#x, want %#x", m, extra, off, got, want)
+			if got, want := ^h.fn(^init, p, m, &shifts[m]), crc32.Update(init, castagnoli, p); got != want {
+				t.Fatalf("m %d, %d more, at %d: %#x, want %#x", m, extra, off, got, want)
 			}
 		}
 	}
+	if h != hybrid {
+		return
+	}
 	// Inputs long enough for updateCastagnoli to call it more than once.
-	long := make([]byte, 5*hybridMaxM*hybridBlock+333)
+	long := make([]byte, 5*hybridMaxM*h.block+333)
 	for i := range long {
 		long[i] = byte(rng.Uint32())
 	}
-	for _, n := range []int{2*hybridMaxM*hybridBlock - 1, 2 * hybridMaxM * hybridBlock, 3*hybridMaxM*hybridBlock + 15, len(long)} {
+	for _, n := range []int{h.min*h.block - 1, h.min * h.block, (hybridMaxM+1)*h.block - 1, (hybridMaxM + 1) * h.block, 2*hybridMaxM*h.block + 15, 3*hybridMaxM*h.block + 16, len(long)} {
 		if got, want := UpdateCRC32C(7, long[:n]), crc32.Update(7, castagnoli, long[:n]); got != want {
 			t.Fatalf("UpdateCRC32C(%d bytes) = %#x, want %#x", n, got, want)
 		}
@@ -159,6 +189,7 @@ func TestFoldConstants(t *testing.T) {
 		"k4k3+0": 128 + 32, "k4k3+8": 128 - 32,
 		"k5+0":    64,
 		"k2048+0": 2048 + 32, "k2048+8": 2048 - 32,
+		"k1024+0": 1024 + 32, "k1024+8": 1024 - 32,
 		"klanes+0": 3*128 + 32, "klanes+8": 3*128 - 32,
 		"klanes+16": 2*128 + 32, "klanes+24": 2*128 - 32,
 		"klanes+32": 128 + 32, "klanes+40": 128 - 32,
