@@ -239,7 +239,10 @@ func (b *Batch) ComputeCRC() uint32 {
 // that is a torn tail rather than corruption (see Scanner).
 //
 // The returned Batch aliases b.
-func ReadBatch(b []byte) (Batch, []byte, error) {
+func ReadBatch(b []byte) (Batch, []byte, error) { return readBatch(b, true) }
+
+// readBatch is ReadBatch, with the CRC checked only if crc is set.
+func readBatch(b []byte, crc bool) (Batch, []byte, error) {
 	var bt Batch
 	if len(b) < HeaderSizeUpToMagic {
 		return bt, b, format.Corruptf("", 0, format.ErrTruncated, "%d bytes left, a batch header needs %d", len(b), HeaderSizeUpToMagic)
@@ -261,17 +264,19 @@ func ReadBatch(b []byte) (Batch, []byte, error) {
 	raw := b[:size:size]
 	bt.decodeHeader(raw)
 	bt.Raw = raw
-	if err := bt.checkHeader(); err != nil {
+	if err := bt.checkHeader(crc); err != nil {
 		return Batch{}, b, err
 	}
 	return bt, b[size:], nil
 }
 
-// checkHeader validates the header fields and the CRC of a batch whose
-// size is already known to be right.
-func (bt *Batch) checkHeader() error {
-	if crc := bt.ComputeCRC(); crc != bt.CRC {
-		return format.Corruptf("", CRCOffset, format.ErrCRC, "stored crc = %d, computed crc = %d", bt.CRC, crc)
+// checkHeader validates the header fields, and the CRC if crc is set, of
+// a batch whose size is already known to be right.
+func (bt *Batch) checkHeader(crc bool) error {
+	if crc {
+		if c := bt.ComputeCRC(); c != bt.CRC {
+			return format.Corruptf("", CRCOffset, format.ErrCRC, "stored crc = %d, computed crc = %d", bt.CRC, c)
+		}
 	}
 	if c := bt.Attributes.Codec(); !c.Valid() {
 		return format.Corruptf("", AttributesOffset, format.ErrCodec, "codec id %d", int(c))

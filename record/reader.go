@@ -31,6 +31,8 @@ type ReaderScanner struct {
 	// MaxDecompressed bounds the decompressed size of an entry's records
 	// while Validate checks them; 0 means DefaultMaxDecompressed.
 	MaxDecompressed int
+	// NoCRC skips the CRC-32C of v2 batches, as Scanner.NoCRC.
+	NoCRC bool
 	// ChunkSize is the read size; 0 means DefaultChunkSize, or
 	// DefaultMapSize with a Map.
 	ChunkSize int
@@ -127,9 +129,8 @@ func (rs *ReaderScanner) want(need, def int) int {
 // rescan points the Scanner at buf.
 func (rs *ReaderScanner) rescan() {
 	rs.atEOF = rs.bufPos+int64(len(rs.buf)) >= rs.size
-	v := rs.s.Validate
 	rs.s.Reset(rs.buf, rs.path, rs.bufPos)
-	rs.s.Validate, rs.s.MaxDecompressed = v, rs.MaxDecompressed
+	rs.s.Validate, rs.s.MaxDecompressed, rs.s.NoCRC = rs.Validate, rs.MaxDecompressed, rs.NoCRC
 }
 
 // fillView views the next chunk through Map, from the first byte not
@@ -225,7 +226,7 @@ func (rs *ReaderScanner) next() bool {
 	if rs.err != nil {
 		return false
 	}
-	rs.s.Validate, rs.s.MaxDecompressed = rs.Validate, rs.MaxDecompressed
+	rs.s.Validate, rs.s.MaxDecompressed, rs.s.NoCRC = rs.Validate, rs.MaxDecompressed, rs.NoCRC
 	for {
 		if rs.s.Next() {
 			return true

@@ -431,6 +431,53 @@ func TestScannerTails(t *testing.T) {
 	}
 }
 
+// TestScannerNoCRC: with NoCRC a batch whose CRC is wrong passes, and
+// every other header check still stops the scan, in Scanner and
+// ReaderScanner alike.
+func TestScannerNoCRC(t *testing.T) {
+	one := mustBatch(t, 2)
+	badCRC := append([]byte{}, one...)
+	badCRC[record.CRCOffset] ^= 0xff
+	badCodec := rewrite(one, func(b []byte) { b[record.AttributesOffset+1] |= 7 })
+	badMagic := rewrite(one, func(b []byte) { b[record.MagicOffset] = 9 })
+	for _, tt := range []struct {
+		name        string
+		in          []byte
+		noCRC, with bool // scans cleanly with NoCRC, and without it
+	}{
+		{"clean", one, true, true},
+		{"bad_crc", badCRC, true, false},
+		{"bad_codec", badCodec, false, false},
+		{"bad_magic", badMagic, false, false},
+	} {
+		in := append(append([]byte{}, one...), tt.in...)
+		for _, noCRC := range []bool{true, false} {
+			want := tt.with
+			if noCRC {
+				want = tt.noCRC
+			}
+			s := record.NewScanner(in, "x.log", 0)
+			s.NoCRC = noCRC
+			n := 0
+			for s.Next() {
+				n++
+			}
+			if got := s.Err() == nil && n == 2; got != want {
+				t.Errorf("%s, NoCRC %v: Scanner read %d entries, err %v; want clean %v", tt.name, noCRC, n, s.Err(), want)
+			}
+			rs := record.ReaderScanner{NoCRC: noCRC, ChunkSize: len(one) + 7}
+			rs.Reset(bytes.NewReader(in), int64(len(in)), "x.log", 0)
+			n = 0
+			for rs.Next() {
+				n++
+			}
+			if got := rs.Err() == nil && n == 2; got != want {
+				t.Errorf("%s, NoCRC %v: ReaderScanner read %d entries, err %v; want clean %v", tt.name, noCRC, n, rs.Err(), want)
+			}
+		}
+	}
+}
+
 func TestIteratorAllocs(t *testing.T) {
 	buf := mustBatch(t, 100)
 	var it record.Iterator

@@ -123,6 +123,11 @@ type Scanner struct {
 	// MaxDecompressed bounds the decompressed size of an entry's records
 	// while Validate checks them; 0 means DefaultMaxDecompressed.
 	MaxDecompressed int
+	// NoCRC skips the CRC-32C of v2 batches (every other check stays):
+	// for a second pass over bytes that a first pass has checked and
+	// nobody can have changed since, as recovery makes under the
+	// directory lock. Legacy messages' CRCs are still checked.
+	NoCRC bool
 
 	buf   []byte
 	pos   int
@@ -141,8 +146,8 @@ func NewScanner(b []byte, path string, base int64) *Scanner {
 	return s
 }
 
-// Reset makes s scan b from its start, keeping its buffers, Validate and
-// MaxDecompressed.
+// Reset makes s scan b from its start, keeping its buffers, Validate,
+// MaxDecompressed and NoCRC.
 func (s *Scanner) Reset(b []byte, path string, base int64) {
 	s.buf, s.Path, s.Base = b, path, base
 	s.pos, s.err, s.tail = 0, nil, TailNone
@@ -184,7 +189,7 @@ func (s *Scanner) Next() bool {
 	switch e.Magic {
 	case MagicV2:
 		e.Legacy = LegacyMessage{}
-		e.Batch, rest, err = ReadBatch(b)
+		e.Batch, rest, err = readBatch(b, !s.NoCRC)
 		if err == nil && s.Validate {
 			s.it.MaxDecompressed = s.MaxDecompressed
 			err = s.it.Validate(&e.Batch)
