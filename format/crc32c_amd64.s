@@ -135,6 +135,16 @@ GLOBL klanes<>(SB), RODATA, $64
 	PXOR   X2, X1; \
 	PEXTRD $1, X1, AX
 
+// FOLD16 folds X1 by 128 bits (the k4k3 constants in X0) and adds the 16
+// bytes at SI.
+#define FOLD16 \
+	MOVOU  (SI), X10; \
+	MOVOA  X1, X5; \
+	PCLMULQDQ $0x00, X0, X1; \
+	PCLMULQDQ $0x11, X0, X5; \
+	PXOR   X5, X1; \
+	PXOR   X10, X1
+
 // TAIL folds what CX counts of SI (a multiple of 16 bytes, any number)
 // into the four ZMM accumulators Z1-Z4 and reduces them to the CRC
 // register in AX: the four into one by 512 bits each, 64 bytes at a time
@@ -159,12 +169,7 @@ lanes: \
 	CMPQ   CX, $16; \
 	JB     reducez; \
 loop16z: \
-	MOVOU  (SI), X10; \
-	MOVOA  X1, X5; \
-	PCLMULQDQ $0x00, X0, X1; \
-	PCLMULQDQ $0x11, X0, X5; \
-	PXOR   X5, X1; \
-	PXOR   X10, X1; \
+	FOLD16; \
 	ADDQ   $16, SI; \
 	SUBQ   $16, CX; \
 	CMPQ   CX, $16; \
@@ -378,12 +383,7 @@ lanesy: \
 	VZEROUPPER; \
 	CMPQ   CX, $16; \
 	JB     reducey; \
-	MOVOU  (SI), X10; \
-	MOVOA  X1, X5; \
-	PCLMULQDQ $0x00, X0, X1; \
-	PCLMULQDQ $0x11, X0, X5; \
-	PXOR   X5, X1; \
-	PXOR   X10, X1; \
+	FOLD16; \
 reducey: \
 	REDUCE
 

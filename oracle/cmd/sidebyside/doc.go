@@ -43,6 +43,11 @@
 //   - recover: `segviz recover --out` against `oracle/kafka recover` (both
 //     copy the partition and then recover the copy: every batch checked,
 //     the indexes rebuilt), wall and steady as for dump; target 2× Kafka.
+//     Then the copy floor (in-process: repair.CopyPartitionFiles, the
+//     durable copy recover --out makes before it recovers, alone) against
+//     segviz and against
+//     Kafka: on a slow disk the copy is most of both tools' time, and the
+//     second row is the most a recovery that copies can be ahead of Kafka.
 //     Then the same recoveries in place, as a broker's restart recovers:
 //     `segviz recover --in-place` against `oracle/kafka recover
 //     --in-place`, each on a copy of its own made and synced before the

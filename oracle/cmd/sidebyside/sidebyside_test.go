@@ -43,6 +43,8 @@ func TestQuick(t *testing.T) {
 		"dump --deep-iteration --print-data-log, steady",
 		"recover, wall",
 		"recover, steady",
+		"recover, wall vs the copy floor",
+		"the copy floor vs Kafka's recover, wall",
 		"recover in place, wall",
 		"recover in place, steady",
 		"recover vs CRC floor (segviz, wall)",
