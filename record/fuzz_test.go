@@ -90,7 +90,9 @@ func FuzzDecodeBatch(f *testing.F) {
 
 // FuzzDecodeMessageSet scans arbitrary bytes as a segment: any mix of v0,
 // v1 and v2 entries, with full validation and deep iteration of wrappers.
-// The valid prefix it reports must scan again to the same entries.
+// The valid prefix it reports must scan again to the same entries, with
+// the CRCs checked and with NoCRC (recovery's second pass); and a NoCRC
+// scan of the whole input finds the same entries first.
 func FuzzDecodeMessageSet(f *testing.F) {
 	f.Add(mustBatch(f, 2))
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -98,8 +100,23 @@ func FuzzDecodeMessageSet(f *testing.F) {
 			s := record.NewScanner(in, "", 0)
 			s.Validate = true
 			n := 0
+			var at []int64
 			for s.Next() {
 				n++
+				at = append(at, s.Entry().Position)
+			}
+			lax := record.NewScanner(in, "", 0)
+			lax.Validate, lax.NoCRC = true, true
+			for i := 0; lax.Next(); i++ {
+				if i < n && lax.Entry().Position != at[i] {
+					t.Fatalf("NoCRC: entry %d at %d, with the CRCs at %d", i, lax.Entry().Position, at[i])
+				}
+				if i+1 < n && lax.ValidBytes() != int(at[i+1]) {
+					t.Fatalf("NoCRC: entry %d ends at %d, with the CRCs the next starts at %d", i, lax.ValidBytes(), at[i+1])
+				}
+			}
+			if lax.ValidBytes() < s.ValidBytes() {
+				t.Fatalf("NoCRC: %d valid bytes, fewer than the %d with the CRCs", lax.ValidBytes(), s.ValidBytes())
 			}
 			checkErr(t, s.Err(), in)
 			valid := s.ValidBytes()
@@ -114,6 +131,15 @@ func FuzzDecodeMessageSet(f *testing.F) {
 			}
 			if again.Err() != nil || m != n {
 				t.Fatalf("valid prefix rescans to %d entries (err %v), first scan found %d", m, again.Err(), n)
+			}
+			second := record.NewScanner(in[:valid], "", 0)
+			second.NoCRC = true
+			m = 0
+			for second.Next() {
+				m++
+			}
+			if second.Err() != nil || m != n {
+				t.Fatalf("valid prefix rescans with NoCRC to %d entries (err %v), first scan found %d", m, second.Err(), n)
 			}
 			if k, _, rest := again.Tail(); k != record.TailNone || rest != 0 {
 				t.Fatalf("valid prefix has a tail: %v %d", k, rest)
