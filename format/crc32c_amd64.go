@@ -132,7 +132,7 @@ func updateTail(crc uint32, p []byte) uint32 {
 
 // hybridMaxM is the most iterations of one call. The calls of a long
 // input take this many (the last fewer): on Zen 3, 110 KiB in one call of
-// 251 ran at 4.9-5.5 us, in calls of 128 at 2.4-2.9 (the three streams
+// 251 ran at 4.9-5.5 us, in calls of 128 at 2.4-3.5 (the three streams
 // and the fold further apart than L1 holds).
 const hybridMaxM = 128
 
