@@ -74,7 +74,7 @@ var useCLMUL = func() bool {
 const foldThreshold = 256
 
 func updateCastagnoli(crc uint32, p []byte) uint32 {
-	if !useAVX2 || len(p) < foldThreshold {
+	if !useAVX512 && !useAVX2 || len(p) < foldThreshold {
 		return crc32.Update(crc, castagnoli, p)
 	}
 	if h := hybrid; h != nil && len(p) >= h.min*h.block {
@@ -123,8 +123,8 @@ func updateTail(crc uint32, p []byte) uint32 {
 //   - Zen 4: 288-297 ns folding alone, 249-256 hybrid (3 x 24 bytes an
 //     iteration; 3 x 16 gave 64 GB/s against 69, 3 x 32 gave 58); 110 KiB
 //     in 1.96-1.99 us and 1.56-1.71 us.
-//   - Zen 3: 705-760 ns folding alone, 455-500 hybrid (3 x 64 bytes; 3 x 48
-//     and 3 x 80 were slower), hash/crc32 790-880.
+//   - Zen 3: 645-653 ns folding alone, 444-448 hybrid (3 x 64 bytes; 3 x 48
+//     and 3 x 80 were slower), hash/crc32 703-718 (-count 4).
 //
 // Elsewhere only folding was measured (Intel's cores multiply at full
 // rate, so the CRC32s would lengthen the iteration), so the hybrids are
