@@ -40,26 +40,23 @@ func cpuid7() (ebx, ecx uint32)
 func xgetbv0() (eax uint32)
 
 // useAVX512 reports whether the CPU has AVX-512F (CPUID.7:EBX bit 16) and
-// VPCLMULQDQ (CPUID.7:ECX bit 10), and the OS saves the ZMM state (XCR0
-// bits 1, 2, 5, 6 and 7, after OSXSAVE: CPUID.1:ECX bit 27).
-var useAVX512 = func() bool {
-	if _, ecx := cpuid1(); !useCLMUL || ecx&(1<<27) == 0 || xgetbv0()&0xe6 != 0xe6 {
-		return false
-	}
-	ebx, ecx := cpuid7()
-	return ebx&(1<<16) != 0 && ecx&(1<<10) != 0
-}()
+// VPCLMULQDQ, and the OS saves the ZMM state (XCR0 bits 1, 2, 5, 6 and 7).
+var useAVX512 = hasVPCLMULQDQ(1<<16, 0xe6)
 
 // useAVX2 reports whether the CPU has AVX2 (CPUID.7:EBX bit 5) and
-// VPCLMULQDQ (CPUID.7:ECX bit 10), and the OS saves the YMM state (XCR0
-// bits 1 and 2, after OSXSAVE).
-var useAVX2 = func() bool {
-	if _, ecx := cpuid1(); !useCLMUL || ecx&(1<<27) == 0 || xgetbv0()&0x6 != 0x6 {
+// VPCLMULQDQ, and the OS saves the YMM state (XCR0 bits 1 and 2).
+var useAVX2 = hasVPCLMULQDQ(1<<5, 0x6)
+
+// hasVPCLMULQDQ reports whether the CPU has PCLMULQDQ (useCLMUL),
+// VPCLMULQDQ (CPUID.7:ECX bit 10) and the CPUID.7:EBX bits ebx7, and the
+// OS has enabled XSAVE (CPUID.1:ECX bit 27) with the XCR0 bits xcr0.
+func hasVPCLMULQDQ(ebx7, xcr0 uint32) bool {
+	if _, ecx := cpuid1(); !useCLMUL || ecx&(1<<27) == 0 || xgetbv0()&xcr0 != xcr0 {
 		return false
 	}
 	ebx, ecx := cpuid7()
-	return ebx&(1<<5) != 0 && ecx&(1<<10) != 0
-}()
+	return ebx&ebx7 == ebx7 && ecx&(1<<10) != 0
+}
 
 // useCLMUL reports whether the CPU has PCLMULQDQ (CPUID.1:ECX bit 1) and
 // SSE4.1 (bit 19, for PEXTRD), which the final reduction uses.
@@ -77,12 +74,12 @@ func updateCastagnoli(crc uint32, p []byte) uint32 {
 	if !useAVX512 && !useAVX2 || len(p) < foldThreshold {
 		return crc32.Update(crc, castagnoli, p)
 	}
-	if h := hybrid; h != nil && len(p) >= h.min*h.block {
-		shifts := h.shifts()
+	if h := hybrid; h != nil && len(p) >= h.min*h.block() {
+		shifts, block := h.shifts(), h.block()
 		for {
-			m := len(p) / h.block
+			m := len(p) / block
 			if m > hybridMaxM {
-				n := hybridMaxM * h.block
+				n := hybridMaxM * block
 				crc = ^h.fn(^crc, p[:n], hybridMaxM, &shifts[hybridMaxM])
 				p = p[n:]
 				continue
@@ -90,7 +87,7 @@ func updateCastagnoli(crc uint32, p []byte) uint32 {
 			// The last call, of 1 to hybridMaxM iterations, also folds
 			// the 16-byte blocks past them, leaving fewer than 16 bytes
 			// to hash/crc32.
-			n := m*h.block + (len(p)-m*h.block)&^15
+			n := m*block + (len(p)-m*block)&^15
 			crc = ^h.fn(^crc, p[:n], m, &shifts[m])
 			return updateTail(crc, p[n:])
 		}
@@ -140,7 +137,6 @@ const hybridMaxM = 128
 type hybridLoop struct {
 	fn     func(crc uint32, p []byte, m int, k *[3]uint64) uint32
 	stream int // bytes of each of the three CRC32 streams an iteration
-	block  int // bytes an iteration: 256 folded and 3*stream
 	// min is the fewest iterations that pay for the join: on Zen 3 two
 	// were 0-3 ns slower than folding alone, three 5-8 ns faster.
 	min    int
@@ -148,11 +144,14 @@ type hybridLoop struct {
 }
 
 var (
-	hybridZMM = &hybridLoop{fn: castagnoliHybrid, stream: 24, block: 256 + 3*24, min: 4,
+	hybridZMM = &hybridLoop{fn: castagnoliHybrid, stream: 24, min: 4,
 		shifts: sync.OnceValue(func() *shiftTable { return computeHybridShifts(24) })}
-	hybridYMM = &hybridLoop{fn: castagnoliHybridAVX2, stream: 64, block: 256 + 3*64, min: 3,
+	hybridYMM = &hybridLoop{fn: castagnoliHybridAVX2, stream: 64, min: 3,
 		shifts: sync.OnceValue(func() *shiftTable { return computeHybridShifts(64) })}
 )
+
+// block is the bytes of an iteration: 256 folded and three streams.
+func (h *hybridLoop) block() int { return 256 + 3*h.stream }
 
 // hybrid is the hybrid loop this CPU runs, or nil: the ZMM one on Zen 4
 // and the YMM one on Zen 3, AMD family 19h with and without AVX-512.

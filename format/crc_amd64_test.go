@@ -144,16 +144,16 @@ func testHybrid(t *testing.T, h *hybridLoop) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	buf := make([]byte, (hybridMaxM+1)*h.block+64)
+	buf := make([]byte, (hybridMaxM+1)*h.block()+64)
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
 	// Every iteration count, with up to block-1 bytes folded after the
 	// iterations, in 16-byte blocks (as the caller leaves them).
 	for m := 1; m <= hybridMaxM; m++ {
-		for _, extra := range []int{0, 16 * rng.IntN(h.block/16+1)} {
+		for _, extra := range []int{0, 16 * rng.IntN(h.block()/16+1)} {
 			off := rng.IntN(64)
-			p := buf[off : off+m*h.block+extra]
+			p := buf[off : off+m*h.block()+extra]
 			init := rng.Uint32()
 			if got, want := ^h.fn(^init, p, m, &shifts[m]), crc32.Update(init, castagnoli, p); got != want {
 				t.Fatalf("m %d, %d more, at %d: %#x, want %#x", m, extra, off, got, want)
@@ -164,11 +164,11 @@ func testHybrid(t *testing.T, h *hybridLoop) {
 		return
 	}
 	// Inputs long enough for updateCastagnoli to call it more than once.
-	long := make([]byte, 5*hybridMaxM*h.block+333)
+	long := make([]byte, 5*hybridMaxM*h.block()+333)
 	for i := range long {
 		long[i] = byte(rng.Uint32())
 	}
-	for _, n := range []int{h.min*h.block - 1, h.min * h.block, (hybridMaxM+1)*h.block - 1, (hybridMaxM + 1) * h.block, 2*hybridMaxM*h.block + 15, 3*hybridMaxM*h.block + 16, len(long)} {
+	for _, n := range []int{h.min*h.block() - 1, h.min * h.block(), (hybridMaxM+1)*h.block() - 1, (hybridMaxM + 1) * h.block(), 2*hybridMaxM*h.block() + 15, 3*hybridMaxM*h.block() + 16, len(long)} {
 		if got, want := UpdateCRC32C(7, long[:n]), crc32.Update(7, castagnoli, long[:n]); got != want {
 			t.Fatalf("UpdateCRC32C(%d bytes) = %#x, want %#x", n, got, want)
 		}
