@@ -60,7 +60,14 @@ func TestCLMULMatchesStdlib(t *testing.T) {
 
 func BenchmarkCRC32C(b *testing.B) {
 	for _, n := range []int{64, 256, 512, 1024, 2048, 16 * 1024, 110 * 1024} {
+		// Written, not left as make returns it: pages never written can
+		// all be the kernel's one zero page, and the hybrid's four streams
+		// then read one physical page (110 KiB: 7.0-8.0 us against 4.0-5.0
+		// on written bytes, folding alone 4.6-5.6 either way).
 		p := make([]byte, n)
+		for i := range p {
+			p[i] = byte(i * 7)
+		}
 		b.Run("segkit/"+itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
