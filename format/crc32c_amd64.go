@@ -75,22 +75,7 @@ func updateCastagnoli(crc uint32, p []byte) uint32 {
 		return crc32.Update(crc, castagnoli, p)
 	}
 	if h := hybrid; h != nil && len(p) >= h.min*h.block() {
-		shifts, block := h.shifts(), h.block()
-		for {
-			m := len(p) / block
-			if m > hybridMaxM {
-				n := hybridMaxM * block
-				crc = ^h.fn(^crc, p[:n], hybridMaxM, &shifts[hybridMaxM])
-				p = p[n:]
-				continue
-			}
-			// The last call, of 1 to hybridMaxM iterations, also folds
-			// the 16-byte blocks past them, leaving fewer than 16 bytes
-			// to hash/crc32.
-			n := m*block + (len(p)-m*block)&^15
-			crc = ^h.fn(^crc, p[:n], m, &shifts[m])
-			return updateTail(crc, p[n:])
-		}
+		return h.update(crc, p)
 	}
 	n := len(p) &^ 15
 	if useAVX512 {
@@ -123,9 +108,13 @@ func updateTail(crc uint32, p []byte) uint32 {
 //   - Zen 3: 645-653 ns folding alone, 444-448 hybrid (3 x 64 bytes; 3 x 48
 //     and 3 x 80 were slower), hash/crc32 703-718 (-count 4).
 //
-// Elsewhere only folding was measured (Intel's cores multiply at full
-// rate, so the CRC32s would lengthen the iteration), so the hybrids are
-// used on AMD family 19h only.
+// On an Intel Xeon with AVX-512 (family 6, 2026-12-07), where a ZMM
+// multiply issues every cycle, the ZMM hybrid gained nothing (-count 4):
+// 16 KiB in 145-149 ns against 147-150 folding alone, 110 KiB in
+// 1.11-1.16 us against 1.01-1.03 (the YMM hybrid there: 244-256 ns against
+// 286-291 for the YMM fold, both behind the ZMM fold; hash/crc32 601-607).
+// So the hybrids are used on AMD family 19h only; BenchmarkCRC32C runs
+// every loop the CPU can run, to choose on a new kind of machine.
 
 // hybridMaxM is the most iterations of one call, and the last row of the
 // shift tables. The calls of a long input take this many (the last
@@ -152,6 +141,27 @@ var (
 
 // block is the bytes of an iteration: 256 folded and three streams.
 func (h *hybridLoop) block() int { return 256 + 3*h.stream }
+
+// update continues crc over p, at least one block, in calls of at most
+// hybridMaxM iterations.
+func (h *hybridLoop) update(crc uint32, p []byte) uint32 {
+	shifts, block := h.shifts(), h.block()
+	for {
+		m := len(p) / block
+		if m > hybridMaxM {
+			n := hybridMaxM * block
+			crc = ^h.fn(^crc, p[:n], hybridMaxM, &shifts[hybridMaxM])
+			p = p[n:]
+			continue
+		}
+		// The last call, of 1 to hybridMaxM iterations, also folds the
+		// 16-byte blocks past them, leaving fewer than 16 bytes to
+		// hash/crc32.
+		n := m*block + (len(p)-m*block)&^15
+		crc = ^h.fn(^crc, p[:n], m, &shifts[m])
+		return updateTail(crc, p[n:])
+	}
+}
 
 // hybrid is the hybrid loop this CPU runs, or nil: the ZMM one on Zen 4
 // and the YMM one on Zen 3, AMD family 19h with and without AVX-512.

@@ -75,17 +75,27 @@ func BenchmarkCRC32C(b *testing.B) {
 				sinkCRC += CRC32C(p)
 			}
 		})
-		if useAVX2 && n >= 256 {
-			// Folding alone, as the CPUs without a hybrid run it.
-			fold := castagnoliAVX2
-			if useAVX512 {
-				fold = castagnoliAVX512
+		// Every loop this CPU can run, chosen or not, so that one run
+		// shows which to choose on a new kind of machine: folding alone
+		// on ZMM and YMM registers, and the two hybrids.
+		for _, l := range []struct {
+			name string
+			can  bool
+			fn   func([]byte) uint32
+		}{
+			{"fold-zmm", useAVX512 && n >= 256, func(p []byte) uint32 { return castagnoliAVX512(0, p[:len(p)&^15]) }},
+			{"fold-ymm", useAVX2 && n >= 256, func(p []byte) uint32 { return castagnoliAVX2(0, p[:len(p)&^15]) }},
+			{"hybrid-zmm", useAVX512 && n >= hybridZMM.block(), func(p []byte) uint32 { return hybridZMM.update(0, p) }},
+			{"hybrid-ymm", useAVX2 && n >= hybridYMM.block(), func(p []byte) uint32 { return hybridYMM.update(0, p) }},
+		} {
+			if !l.can {
+				continue
 			}
-			b.Run("fold/"+itoa(n), func(b *testing.B) {
+			b.Run(l.name+"/"+itoa(n), func(b *testing.B) {
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
 				for b.Loop() {
-					sinkCRC += fold(0, p[:n&^15])
+					sinkCRC += l.fn(p)
 				}
 			})
 		}
@@ -167,16 +177,18 @@ func testHybrid(t *testing.T, h *hybridLoop) {
 			}
 		}
 	}
-	if h != hybrid {
-		return
-	}
-	// Inputs long enough for updateCastagnoli to call it more than once.
+	// Inputs long enough for several calls, through update (whether or
+	// not this hybrid is chosen) and, for the chosen one, UpdateCRC32C.
 	long := make([]byte, 5*hybridMaxM*h.block()+333)
 	for i := range long {
 		long[i] = byte(rng.Uint32())
 	}
-	for _, n := range []int{h.min*h.block() - 1, h.min * h.block(), (hybridMaxM+1)*h.block() - 1, (hybridMaxM + 1) * h.block(), 2*hybridMaxM*h.block() + 15, 3*hybridMaxM*h.block() + 16, len(long)} {
-		if got, want := UpdateCRC32C(7, long[:n]), crc32.Update(7, castagnoli, long[:n]); got != want {
+	for _, n := range []int{h.block(), h.min*h.block() - 1, h.min * h.block(), (hybridMaxM+1)*h.block() - 1, (hybridMaxM + 1) * h.block(), 2*hybridMaxM*h.block() + 15, 3*hybridMaxM*h.block() + 16, len(long)} {
+		want := crc32.Update(7, castagnoli, long[:n])
+		if got := h.update(7, long[:n]); got != want {
+			t.Fatalf("update(%d bytes) = %#x, want %#x", n, got, want)
+		}
+		if got := UpdateCRC32C(7, long[:n]); h == hybrid && got != want {
 			t.Fatalf("UpdateCRC32C(%d bytes) = %#x, want %#x", n, got, want)
 		}
 	}
