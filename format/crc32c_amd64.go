@@ -5,9 +5,9 @@ package format
 import (
 	"hash/crc32"
 	"sync"
-)
 
-func cpuid1() (eax, ecx uint32)
+	"github.com/segkit/segkit/internal/cpu"
+)
 
 // castagnoliAVX512 folds p into crc 256 bytes at a time with VPCLMULQDQ on
 // ZMM registers; see crc32c_amd64.s.
@@ -35,35 +35,17 @@ func castagnoliAVX2(crc uint32, p []byte) uint32
 //go:noescape
 func castagnoliHybridAVX2(crc uint32, p []byte, m int, k *[3]uint64) uint32
 
-func cpuid0() (ebx, ecx, edx uint32)
-func cpuid7() (ebx, ecx uint32)
-func xgetbv0() (eax uint32)
+// useAVX512 reports whether the CPU has AVX-512F and VPCLMULQDQ, and the
+// OS saves the ZMM state (package cpu).
+var useAVX512 = useCLMUL && cpu.VPCLMULQDQ() && cpu.AVX512F()
 
-// useAVX512 reports whether the CPU has AVX-512F (CPUID.7:EBX bit 16) and
-// VPCLMULQDQ, and the OS saves the ZMM state (XCR0 bits 1, 2, 5, 6 and 7).
-var useAVX512 = hasVPCLMULQDQ(1<<16, 0xe6)
+// useAVX2 reports whether the CPU has AVX2 and VPCLMULQDQ, and the OS
+// saves the YMM state.
+var useAVX2 = useCLMUL && cpu.VPCLMULQDQ() && cpu.AVX2()
 
-// useAVX2 reports whether the CPU has AVX2 (CPUID.7:EBX bit 5) and
-// VPCLMULQDQ, and the OS saves the YMM state (XCR0 bits 1 and 2).
-var useAVX2 = hasVPCLMULQDQ(1<<5, 0x6)
-
-// hasVPCLMULQDQ reports whether the CPU has PCLMULQDQ (useCLMUL),
-// VPCLMULQDQ (CPUID.7:ECX bit 10) and the CPUID.7:EBX bits ebx7, and the
-// OS has enabled XSAVE (CPUID.1:ECX bit 27) with the XCR0 bits xcr0.
-func hasVPCLMULQDQ(ebx7, xcr0 uint32) bool {
-	if _, ecx := cpuid1(); !useCLMUL || ecx&(1<<27) == 0 || xgetbv0()&xcr0 != xcr0 {
-		return false
-	}
-	ebx, ecx := cpuid7()
-	return ebx&ebx7 == ebx7 && ecx&(1<<10) != 0
-}
-
-// useCLMUL reports whether the CPU has PCLMULQDQ (CPUID.1:ECX bit 1) and
-// SSE4.1 (bit 19, for PEXTRD), which the final reduction uses.
-var useCLMUL = func() bool {
-	_, ecx := cpuid1()
-	return ecx&(1<<1) != 0 && ecx&(1<<19) != 0
-}()
+// useCLMUL reports whether the CPU has PCLMULQDQ and SSE4.1 (for PEXTRD),
+// which the final reduction uses.
+var useCLMUL = cpu.PCLMULQDQ()
 
 // foldThreshold is the length from which folding beats hash/crc32's
 // SSE4.2 three-way loop (at 256 bytes: 6 ns against 9 ns with AVX-512 on
@@ -166,15 +148,8 @@ func (h *hybridLoop) update(crc uint32, p []byte) uint32 {
 // hybrid is the hybrid loop this CPU runs, or nil: the ZMM one on Zen 4
 // and the YMM one on Zen 3, AMD family 19h with and without AVX-512.
 var hybrid = func() *hybridLoop {
-	ebx, ecx, edx := cpuid0()
-	amd := ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163 // "AuthenticAMD"
-	eax, _ := cpuid1()
-	family := eax >> 8 & 0xf
-	if family == 0xf {
-		family += eax >> 20 & 0xff
-	}
 	switch {
-	case !amd || family != 0x19:
+	case cpu.AMDFamily() != 0x19:
 		return nil
 	case useAVX512:
 		return hybridZMM

@@ -457,38 +457,3 @@ lasty:
 	JOIN
 	MOVL   R11, ret+48(FP)
 	RET
-
-// func cpuid7() (ebx, ecx uint32)
-TEXT ·cpuid7(SB), NOSPLIT, $0-8
-	MOVL   $7, AX
-	XORL   CX, CX
-	CPUID
-	MOVL   BX, ebx+0(FP)
-	MOVL   CX, ecx+4(FP)
-	RET
-
-// func xgetbv0() (eax uint32)
-TEXT ·xgetbv0(SB), NOSPLIT, $0-4
-	XORL   CX, CX
-	XGETBV
-	MOVL   AX, eax+0(FP)
-	RET
-
-// func cpuid1() (eax, ecx uint32)
-TEXT ·cpuid1(SB), NOSPLIT, $0-8
-	MOVL   $1, AX
-	XORL   CX, CX
-	CPUID
-	MOVL   AX, eax+0(FP)
-	MOVL   CX, ecx+4(FP)
-	RET
-
-// func cpuid0() (ebx, ecx, edx uint32)
-TEXT ·cpuid0(SB), NOSPLIT, $0-12
-	XORL   AX, AX
-	XORL   CX, CX
-	CPUID
-	MOVL   BX, ebx+0(FP)
-	MOVL   CX, ecx+4(FP)
-	MOVL   DX, edx+8(FP)
-	RET

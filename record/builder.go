@@ -290,7 +290,7 @@ func appendRecords(dst []byte, spec *BatchSpec, baseTs int64, recs []Record) ([]
 				q += klen
 				w[q&31], w[(q+1)&31] = byte(uv)|byte(lv<<7), byte(uv>>7)
 				p += q + 1 + lv
-				p += copy(b[p:], r.Value)
+				p += copyValue(b[p:], r.Value)
 				b[p] = 0 // no headers
 				dst = b[:p+1]
 				continue
@@ -364,7 +364,7 @@ func appendRecords(dst []byte, spec *BatchSpec, baseTs int64, recs []Record) ([]
 		} else {
 			p = putUv32Slow(b, p, u)
 		}
-		p += copy(b[p:], r.Value)
+		p += copyValue(b[p:], r.Value)
 		p = putUv32(b, p, unh)
 		for j := range r.Headers {
 			hd := &r.Headers[j]
