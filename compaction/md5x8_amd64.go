@@ -2,7 +2,11 @@
 
 package compaction
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/segkit/segkit/internal/cpu"
+)
 
 // md5x8AVX2 is MD5 of eight one-block messages, given word-major (x[w]
 // holds word w of each), into the eight final states (out[0] the a words,
@@ -11,20 +15,9 @@ import "encoding/binary"
 //go:noescape
 func md5x8AVX2(x *[16][8]uint32, out *[4][8]uint32)
 
-func cpuid(leaf, sub uint32) (eax, ebx, ecx uint32)
-func xgetbv0() (eax uint32)
-
-// useAVX2 reports whether the CPU has AVX (CPUID.1:ECX bit 28) and AVX2
-// (CPUID.7:EBX bit 5) and the OS saves the YMM state (XCR0 bits 1 and 2,
-// after OSXSAVE: CPUID.1:ECX bit 27).
-var useAVX2 = func() bool {
-	_, _, ecx := cpuid(1, 0)
-	if ecx&(1<<27) == 0 || ecx&(1<<28) == 0 || xgetbv0()&6 != 6 {
-		return false
-	}
-	_, ebx, _ := cpuid(7, 0)
-	return ebx&(1<<5) != 0
-}()
+// useAVX2 reports whether the CPU has AVX and AVX2 and the OS saves the
+// YMM state (package cpu).
+var useAVX2 = cpu.AVX2()
 
 // hashKeys sets out[i] to the MD5 hash of keys[i]. With AVX2, the keys
 // that fit one MD5 block (up to 55 bytes: most keys) are hashed eight at

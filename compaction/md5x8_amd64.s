@@ -993,20 +993,3 @@ DATA md5K8<>+2032(SB)/8, $0xeb86d391eb86d391
 DATA md5K8<>+2040(SB)/8, $0xeb86d391eb86d391
 GLOBL md5K8<>(SB), RODATA|NOPTR, $2048
 
-// func cpuid(leaf, sub uint32) (eax, ebx, ecx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-20
-	MOVL leaf+0(FP), AX
-	MOVL sub+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	RET
-
-// func xgetbv0() (eax uint32)
-TEXT ·xgetbv0(SB), NOSPLIT, $0-4
-	XORL CX, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	RET
-

@@ -26,8 +26,9 @@ func PCLMULQDQ() bool { return ecx1&(1<<1) != 0 && ecx1&(1<<19) != 0 }
 // VPCLMULQDQ reports VPCLMULQDQ (CPUID.7:ECX bit 10).
 func VPCLMULQDQ() bool { return ecx7&(1<<10) != 0 }
 
-// AVX2 reports AVX2 (CPUID.7:EBX bit 5), the YMM state saved.
-func AVX2() bool { return ymm && ebx7&(1<<5) != 0 }
+// AVX2 reports AVX (CPUID.1:ECX bit 28) and AVX2 (CPUID.7:EBX bit 5), the
+// YMM state saved.
+func AVX2() bool { return ymm && ecx1&(1<<28) != 0 && ebx7&(1<<5) != 0 }
 
 // AVX512F reports AVX-512F (CPUID.7:EBX bit 16), the ZMM state saved.
 func AVX512F() bool { return zmm && ebx7&(1<<16) != 0 }

@@ -43,7 +43,7 @@ func TestMatchesProcCPUInfo(t *testing.T) {
 	}{
 		{"PCLMULQDQ", PCLMULQDQ(), flags["pclmulqdq"] && flags["sse4_1"]},
 		{"VPCLMULQDQ", VPCLMULQDQ(), flags["vpclmulqdq"]},
-		{"AVX2", AVX2(), flags["avx2"]},
+		{"AVX2", AVX2(), flags["avx"] && flags["avx2"]},
 		{"AVX512F", AVX512F(), flags["avx512f"]},
 	} {
 		if tc.got != tc.want {

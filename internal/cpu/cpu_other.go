@@ -8,7 +8,7 @@ func PCLMULQDQ() bool { return false }
 // VPCLMULQDQ reports VPCLMULQDQ: never here.
 func VPCLMULQDQ() bool { return false }
 
-// AVX2 reports AVX2 with the YMM state saved: never here.
+// AVX2 reports AVX and AVX2 with the YMM state saved: never here.
 func AVX2() bool { return false }
 
 // AVX512F reports AVX-512F with the ZMM state saved: never here.
