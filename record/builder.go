@@ -382,9 +382,6 @@ func appendRecords(dst []byte, spec *BatchSpec, baseTs int64, recs []Record) ([]
 	return dst, nil
 }
 
-// uvlen32 and uvlen64 are the encoded sizes of an unsigned varint. The
-// division is unsigned, a shift: a signed one costs four instructions more
-// a call, and a record makes five.
 // b2i is 1 for true and 0 for false, without a branch.
 func b2i(b bool) int {
 	if b {
@@ -393,6 +390,9 @@ func b2i(b bool) int {
 	return 0
 }
 
+// uvlen32 and uvlen64 are the encoded sizes of an unsigned varint. The
+// division is unsigned, a shift: a signed one costs four instructions more
+// a call, and a record makes five.
 func uvlen32(u uint32) int { return int((9*uint32(bits.Len32(u|1)) + 64) / 64) }
 func uvlen64(u uint64) int { return int((9*uint32(bits.Len64(u|1)) + 64) / 64) }
 

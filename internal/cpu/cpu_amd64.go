@@ -6,8 +6,17 @@ func cpuid(leaf uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv0() (eax uint32)
 
 var (
+	maxLeaf, _, _, _ = cpuid(0)
 	eax1, _, ecx1, _ = cpuid(1)
-	_, ebx7, ecx7, _ = cpuid(7)
+	// Leaf 7, if the CPU has it: past its highest leaf CPUID answers with
+	// another leaf's registers.
+	ebx7, ecx7 = func() (uint32, uint32) {
+		if maxLeaf < 7 {
+			return 0, 0
+		}
+		_, ebx, ecx, _ := cpuid(7)
+		return ebx, ecx
+	}()
 	// xcr0 is XCR0, or 0 where the OS has not enabled XSAVE (CPUID.1:ECX
 	// bit 27), so that no state reads as saved.
 	xcr0 = func() uint32 {
