@@ -4,6 +4,7 @@ package cpu
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,15 +55,8 @@ func TestMatchesProcCPUInfo(t *testing.T) {
 	if vendor == "AuthenticAMD" {
 		want = family
 	}
-	if got := AMDFamily(); want != itoa(got) {
+	if got := AMDFamily(); want != strconv.FormatUint(uint64(got), 10) {
 		t.Errorf("AMDFamily() = %d, /proc/cpuinfo: vendor %q, family %s", got, vendor, family)
 	}
 	t.Logf("vendor %s, family %s: PCLMULQDQ %v, VPCLMULQDQ %v, AVX2 %v, AVX512F %v", vendor, family, PCLMULQDQ(), VPCLMULQDQ(), AVX2(), AVX512F())
-}
-
-func itoa(n uint32) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
