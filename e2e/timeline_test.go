@@ -149,6 +149,11 @@ func TestTimelineView(t *testing.T) {
 	}
 	checkPayload := func(what string, i int) {
 		t.Helper()
+		// Until every segment is counted, the census and the bars' counts
+		// change the overview's text, and with it the height above the
+		// lane: a click aimed at an instant before a change can land
+		// beside it (seen once in CI: the detail never showed).
+		waitFor(t, ctx, what+": the census", `document.querySelector('#census')?.dataset.done === 'true'`, 120*time.Second)
 		do(t, ctx, what+": click instant "+lane[i].Time, chromedp.Click(fmt.Sprintf(`#lane .instant[data-i="%d"]`, i)))
 		waitFor(t, ctx, what+": its payload", fmt.Sprintf(`document.querySelector('#lane-detail').dataset.instant === %q`, fmt.Sprint(want[i].Instant)), 30*time.Second)
 		var shown map[string]any
