@@ -14,13 +14,15 @@ import "slices"
 func appendCommonAsm(dst []byte, limit int, baseTs int64, recs []Record, i int) (n, next int, full bool)
 
 // appendCommon is appendCommonGo with its loop in assembly, where every
-// value stays in a register and a value is copied inline with 16-byte
-// moves (64-byte ones from 256 bytes on where the CPU has AVX-512), not by
-// a call to memmove. On the Xeon (2026-12-07), building 1000 x 100 B took
-// 6.8 us against appendCommonGo's 12.7 (the framing alone 4.9 us), and
-// BenchmarkEncode went from 14.5-14.8 to 8.4-9.0 us (1000 x 100 B) and
-// from 490-568 to 397-424 ns (16 x 1 KiB). TestAppendCommonMatchesGo and
-// FuzzAppendCommon hold the two to the same bytes.
+// value stays in a register, a varint's length goes from the carry
+// straight into the positions after it, and a value is copied inline (64
+// bytes a move where the CPU has AVX-512), not by a call to memmove. On
+// the Xeon (2026-12-07, test binaries alternated five times,
+// -test.benchtime 200ms), BenchmarkEncode 1000 x 100 B took 8.4-8.7 us
+// against 14.9-15.3 with appendCommonGo, 16 x 1 KiB 407-418 ns against
+// 505-559, and the snappy encode of 1000 x 100 B 180-184 us against
+// 189-192. TestAppendCommonMatchesGo and FuzzAppendCommon hold the two
+// loops to the same bytes, with the AVX-512 moves and without.
 func appendCommon(dst []byte, start int, baseTs int64, recs []Record, i int) ([]byte, int) {
 	for {
 		n, next, full := appendCommonAsm(dst, start+MaxBatchSize, baseTs, recs, i)

@@ -84,7 +84,8 @@ func commonCaseFrom(data []byte) commonCase {
 
 // checkCommon runs appendCommon and appendCommonGo on the same case and
 // fails if they stop at different records, write different bytes, or
-// change what dst held.
+// change what dst held; appendCommon runs with its AVX-512 moves and
+// without.
 func checkCommon(t *testing.T, c commonCase) {
 	t.Helper()
 	run := func(f func([]byte, int, int64, []Record, int) ([]byte, int)) ([]byte, int) {
@@ -100,12 +101,16 @@ func checkCommon(t *testing.T, c commonCase) {
 		}
 		return out, i
 	}
-	got, gi := run(appendCommon)
 	want, wi := run(appendCommonGo)
-	if gi != wi || !bytes.Equal(got, want) {
-		t.Fatalf("appendCommon stopped at record %d of %d with %d bytes; appendCommonGo at %d with %d (first difference at byte %d)",
-			gi, len(c.recs), len(got), wi, len(want), firstDiff(got, want))
+	check := func(how string) {
+		got, gi := run(appendCommon)
+		if gi != wi || !bytes.Equal(got, want) {
+			t.Fatalf("appendCommon%s stopped at record %d of %d with %d bytes; appendCommonGo at %d with %d (first difference at byte %d)",
+				how, gi, len(c.recs), len(got), wi, len(want), firstDiff(got, want))
+		}
 	}
+	check("")
+	withoutZMM(func() { check(" without AVX-512") })
 }
 
 func firstDiff(a, b []byte) int {
