@@ -169,6 +169,17 @@ func TestAppendCommonMatchesGo(t *testing.T) {
 		checkCommon(t, commonCase{recs: recs, baseTs: base, i: i, spare: 1 << 20})
 		checkCommon(t, commonCase{recs: recs, baseTs: base - 10000, i: i})
 	}
+	// dst empty, with no capacity: appendCommon must grow it enough for
+	// the largest record of a size (every varint of two bytes), whatever
+	// size class the allocation lands on.
+	for klen := 0; klen <= 16; klen++ {
+		for vlen := 0; vlen <= 300; vlen++ {
+			r := Record{Key: src[:klen], Value: src[:vlen], Timestamp: base + 100}
+			one := make([]Record, 101)
+			one[100] = r
+			checkCommon(t, commonCase{recs: one, baseTs: base, i: 100})
+		}
+	}
 	// The batch's size limit, at every distance from the record that
 	// crosses it.
 	for lim := 0; lim < 400; lim += 7 {
