@@ -2,11 +2,19 @@
 
 package record
 
-// withoutZMM runs f with the assembly's AVX-512 moves turned off, so that
-// a machine that has them tests the 16-byte moves too.
-func withoutZMM(f func()) {
-	old := useZMMCopy
-	useZMMCopy = false
-	defer func() { useZMMCopy = old }()
-	f()
+// eachCopy runs f with each way of copying values that the assembly has
+// and the CPU can run (64-, 32- and 16-byte moves), so that a machine with
+// AVX-512 tests all three; how names the way.
+func eachCopy(f func(how string)) {
+	zmm, ymm := useZMMCopy, useYMMCopy
+	defer func() { useZMMCopy, useYMMCopy = zmm, ymm }()
+	f("")
+	if zmm && ymm {
+		useZMMCopy = false
+		f(" with 32-byte moves")
+	}
+	if zmm || ymm {
+		useZMMCopy, useYMMCopy = false, false
+		f(" with 16-byte moves")
+	}
 }
