@@ -75,9 +75,10 @@ type Builder struct {
 // AppendBatch appends a v2 batch holding recs, built as spec says, to dst
 // and returns the extended slice. dst[:len(dst)] is never modified; the
 // batch is written in dst's spare capacity, so the records' bytes must not
-// lie there (they may lie in dst[:len(dst)]). It returns an error wrapping format.ErrInvalid for a spec or record set the
-// format cannot express (offsets out of order or overflowing, more than
-// MaxInt32 records), and format.ErrCodec for an unknown codec. It does not
+// lie there (they may lie in dst[:len(dst)]). It returns an error wrapping
+// format.ErrInvalid for a spec or record set the format cannot express
+// (offsets out of order or overflowing, more than MaxInt32 records), and
+// format.ErrCodec for an unknown codec. It does not
 // judge what a control batch holds: AppendEndTxnMarker builds the
 // transaction markers Kafka writes.
 func (w *Builder) AppendBatch(dst []byte, spec *BatchSpec, recs []Record) ([]byte, error) {
@@ -319,7 +320,7 @@ func appendRecords(dst []byte, spec *BatchSpec, baseTs int64, recs []Record) ([]
 		} else {
 			p = putUv32Slow(b, p, u)
 		}
-		p += copyValue(b[p:], r.Value)
+		p += copy(b[p:], r.Value)
 		p = putUv32(b, p, unh)
 		for j := range r.Headers {
 			hd := &r.Headers[j]
@@ -402,7 +403,7 @@ func appendCommonGo(dst []byte, start int, baseTs int64, recs []Record, i int) (
 		q += klen
 		w[q&31], w[(q+1)&31] = byte(uv)|byte(lv<<7), byte(uv>>7)
 		p += q + 1 + lv
-		p += copyValue(b[p:], r.Value)
+		p += copy(b[p:], r.Value)
 		b[p] = 0 // no headers
 		dst = b[:p+1]
 	}

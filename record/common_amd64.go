@@ -20,13 +20,14 @@ func appendCommonAsm(dst []byte, limit int, baseTs int64, recs []Record, i int) 
 // appendCommon is appendCommonGo with its loop in assembly, where every
 // value stays in a register, a varint's length goes from the carry
 // straight into the positions after it, and a value is copied inline (64
-// bytes a move where the CPU has AVX-512), not by a call to memmove. On
+// bytes a move where the CPU has AVX-512, 32 with AVX2), not by a call to
+// memmove. On
 // the Xeon (2026-12-07, test binaries alternated five times,
 // -test.benchtime 200ms), BenchmarkEncode 1000 x 100 B took 8.4-8.7 us
 // against 14.9-15.3 with appendCommonGo, 16 x 1 KiB 407-418 ns against
 // 505-559, and the snappy encode of 1000 x 100 B 180-184 us against
 // 189-192. TestAppendCommonMatchesGo and FuzzAppendCommon hold the two
-// loops to the same bytes, with the AVX-512 moves and without.
+// loops to the same bytes, with each of the copies the CPU can run.
 //
 // When a record does not fit, dst grows by at least what any record of its
 // key and value can need, and the loop goes on; should it still not fit,
@@ -46,12 +47,17 @@ func appendCommon(dst []byte, start int, baseTs int64, recs []Record, i int) ([]
 	}
 }
 
-// useYMMCopy: where the CPU has AVX2 but not AVX-512 (useZMMCopy), the
-// assembly copies values over 64 bytes with 32-byte moves, as memmove
-// does. Building 16 x 1 KiB on the Xeon (one process, each way forced):
-// 355-366 ns with 16-byte moves, slower than appendCommonGo with memmove
-// (335-352); 276-286 with 32-byte moves; 225-236 with 64-byte ones.
-var useYMMCopy = cpu.AVX2()
+// useZMMCopy and useYMMCopy choose how the assembly copies values over 64
+// bytes: with 64-byte moves where the CPU has AVX-512, else 32-byte ones
+// where it has AVX2 (as memmove does), else 16-byte ones. Building 16 x
+// 1 KiB on the Xeon (one process, each way forced): 225-236 ns with
+// 64-byte moves, 276-286 with 32-byte ones, 355-366 with 16-byte ones,
+// which is slower than appendCommonGo with memmove (335-352). Only the
+// tests change them (eachCopy).
+var (
+	useZMMCopy = cpu.AVX512F()
+	useYMMCopy = cpu.AVX2()
+)
 
 // commonRoom is the most room appendCommonAsm wants past a record's key
 // and value: the body's other 9 bytes at most (the attributes, the key's

@@ -13,7 +13,7 @@ import (
 type commonCase struct {
 	recs   []Record
 	baseTs int64
-	start  int // negative: the batch's limit falls at -start's complement
+	start  int // where the batch began; negative puts its size limit MaxBatchSize+start bytes into dst
 	prefix int
 	spare  int
 	i      int
